@@ -1,0 +1,33 @@
+package dev.fencegate;
+
+import java.util.Arrays;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The command line: {@code serve} (the default), {@code demo} and {@code store}. */
+@Command(name = "fencegate", mixinStandardHelpOptions = true, version = "fencegate 0.1.0",
+        description = "A reverse proxy that refuses writes carrying a stale fencing token.",
+        subcommands = {ServeCommand.class, DemoCommand.class, StoreCommand.class})
+public final class Fencegate {
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(withDefaultCommand(args)));
+    }
+
+    static CommandLine commandLine() {
+        return new CommandLine(new Fencegate());
+    }
+
+    /** {@code fencegate --listen ...} means {@code fencegate serve --listen ...}. */
+    static String[] withDefaultCommand(String[] args) {
+        boolean topLevelOnly = args.length > 0 && (args[0].equals("--help") || args[0].equals("-h")
+                || args[0].equals("--version") || args[0].equals("-V"));
+        if (topLevelOnly || args.length > 0 && !args[0].startsWith("-")) {
+            return args;
+        }
+        String[] serve = new String[args.length + 1];
+        serve[0] = "serve";
+        System.arraycopy(args, 0, serve, 1, args.length);
+        return Arrays.copyOf(serve, serve.length);
+    }
+}

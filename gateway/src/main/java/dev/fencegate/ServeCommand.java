@@ -1,0 +1,40 @@
+package dev.fencegate;
+
+import dev.fencegate.config.GatewayConfig;
+import dev.fencegate.config.GatewayOptions;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** Runs the gateway until SIGTERM or SIGINT, then shuts it down gracefully. */
+@Command(name = "serve", mixinStandardHelpOptions = true, description = "Run the gateway (the default command).")
+final class ServeCommand implements Callable<Integer> {
+
+    @Mixin
+    GatewayOptions options;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        GatewayConfig config;
+        try {
+            config = options.toConfig();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
+        Gateway gateway = Gateway.start(config);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            gateway.close();
+            stopped.countDown();
+        }, "fencegate-shutdown"));
+        stopped.await();
+        return 0;
+    }
+}

@@ -1,0 +1,29 @@
+package dev.fencegate.config;
+
+import java.time.Duration;
+
+/** How to reach the fence database, and how long a fence check may take before it fails closed. */
+public record DatabaseConfig(String url, String schema, String user, String password, int poolSize, Duration checkTimeout) {
+
+    public static final String DEFAULT_SCHEMA = "public";
+
+    public DatabaseConfig {
+        if (url == null || !url.startsWith("jdbc:postgresql:")) {
+            throw new IllegalArgumentException("--db-url: '" + url + "' (expected jdbc:postgresql://HOST:PORT/DATABASE)");
+        }
+        if (schema == null || !schema.matches("[a-z_][a-z0-9_]{0,62}")) {
+            throw new IllegalArgumentException("--db-schema: '" + schema + "' (expected a lower-case SQL identifier)");
+        }
+        if (poolSize < 1 || poolSize > 1_000) {
+            throw new IllegalArgumentException("--db-pool-size: " + poolSize + " (expected 1 to 1000)");
+        }
+        if (checkTimeout.isNegative() || checkTimeout.isZero() || checkTimeout.compareTo(Duration.ofSeconds(60)) > 0) {
+            throw new IllegalArgumentException("--fence-timeout: " + Durations.format(checkTimeout) + " (expected more than 0 and at most 60s)");
+        }
+    }
+
+    /** For logs and check-config: the password never leaves the process. */
+    public String describe() {
+        return url + " schema " + schema + " as " + user + (password == null || password.isEmpty() ? "" : " (password set)");
+    }
+}

@@ -1,0 +1,32 @@
+package dev.fencegate.config;
+
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Durations as operators write them: {@code 250ms}, {@code 5s}, {@code 2m}. */
+public final class Durations {
+
+    private static final Pattern FORM = Pattern.compile("(\\d{1,9})(ms|s|m)");
+
+    private Durations() {
+    }
+
+    public static Duration parse(String text) {
+        Matcher m = FORM.matcher(text.trim());
+        if (!m.matches()) {
+            throw new IllegalArgumentException("'" + text + "' (expected a duration such as 500ms, 5s or 2m)");
+        }
+        long amount = Long.parseLong(m.group(1));
+        return switch (m.group(2)) {
+            case "ms" -> Duration.ofMillis(amount);
+            case "s" -> Duration.ofSeconds(amount);
+            default -> Duration.ofMinutes(amount);
+        };
+    }
+
+    public static String format(Duration duration) {
+        long ms = duration.toMillis();
+        return ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
+    }
+}

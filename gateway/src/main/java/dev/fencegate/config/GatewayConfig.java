@@ -1,0 +1,50 @@
+package dev.fencegate.config;
+
+import java.net.URI;
+import java.time.Duration;
+
+/** Everything the gateway needs, validated once at start and immutable afterwards. */
+public record GatewayConfig(
+        HostPort listen,
+        HostPort adminListen,
+        URI upstream,
+        DatabaseConfig database,
+        Duration upstreamConnectTimeout,
+        Duration upstreamTimeout,
+        Duration clientIdleTimeout,
+        Limits limits,
+        int ioThreads) {
+
+    public GatewayConfig {
+        String scheme = upstream.getScheme();
+        if (!"http".equals(scheme) || upstream.getHost() == null) {
+            throw new IllegalArgumentException("--upstream: '" + upstream + "' (expected http://HOST[:PORT][/PATH])");
+        }
+        if (upstream.getRawQuery() != null || upstream.getRawFragment() != null) {
+            throw new IllegalArgumentException("--upstream: '" + upstream + "' (expected no query or fragment)");
+        }
+        if (ioThreads < 1 || ioThreads > 256) {
+            throw new IllegalArgumentException("--io-threads: " + ioThreads + " (expected 1 to 256)");
+        }
+        requirePositive("--upstream-connect-timeout", upstreamConnectTimeout);
+        requirePositive("--upstream-timeout", upstreamTimeout);
+        requirePositive("--client-idle-timeout", clientIdleTimeout);
+    }
+
+    public HostPort upstreamAddress() {
+        int port = upstream.getPort() < 0 ? 80 : upstream.getPort();
+        return new HostPort(upstream.getHost(), port);
+    }
+
+    /** The path the store's base URL adds in front of every request target, without a final '/'. */
+    public String upstreamPathPrefix() {
+        String path = upstream.getRawPath() == null ? "" : upstream.getRawPath();
+        return path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+    }
+
+    private static void requirePositive(String name, Duration value) {
+        if (value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(name + ": " + Durations.format(value) + " (expected more than 0)");
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package dev.fencegate.fence;
+
+import java.util.Optional;
+
+/** Every way a write can be judged. Only {@link Admitted} lets it reach the store. */
+public sealed interface FenceDecision {
+
+    /** Lets Java 17 code switch exhaustively over the decisions (no pattern switch before 21). */
+    enum Kind { ADMITTED, STALE, REUSED, MISSING_TOKEN, MALFORMED_TOKEN, MALFORMED_HOLDER, UNAVAILABLE }
+
+    Kind kind();
+
+    /** The claim is at or above the fence; the fence now holds {@code claim.token()}. */
+    record Admitted(FenceClaim claim, Optional<FencingToken> previous) implements FenceDecision {
+        public boolean raised() {
+            return previous.map(p -> p.isBelow(claim.token())).orElse(true);
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.ADMITTED;
+        }
+    }
+
+    /** The claim is below the fence: a holder whose lease was taken over. */
+    record Stale(FenceClaim claim, Fence current) implements FenceDecision {
+        @Override
+        public Kind kind() {
+            return Kind.STALE;
+        }
+    }
+
+    /** The same token was granted to somebody else: the issuer lost state. */
+    record Reused(FenceClaim claim, Fence current) implements FenceDecision {
+        @Override
+        public Kind kind() {
+            return Kind.REUSED;
+        }
+    }
+
+    /** The write carries no token at all. */
+    record MissingToken() implements FenceDecision {
+        @Override
+        public Kind kind() {
+            return Kind.MISSING_TOKEN;
+        }
+    }
+
+    /** The token header is present but not a canonical token. */
+    record MalformedToken(String detail) implements FenceDecision {
+        @Override
+        public Kind kind() {
+            return Kind.MALFORMED_TOKEN;
+        }
+    }
+
+    /** The holder header is present but unusable. */
+    record MalformedHolder(String detail) implements FenceDecision {
+        @Override
+        public Kind kind() {
+            return Kind.MALFORMED_HOLDER;
+        }
+    }
+
+    /** The fence store could not answer in time: the write is refused, never let through. */
+    record Unavailable(String detail) implements FenceDecision {
+        @Override
+        public Kind kind() {
+            return Kind.UNAVAILABLE;
+        }
+    }
+}

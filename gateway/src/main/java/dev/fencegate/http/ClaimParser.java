@@ -1,0 +1,39 @@
+package dev.fencegate.http;
+
+import dev.fencegate.fence.FenceClaim;
+import java.util.List;
+
+/** Reads what a write claims (resource, token, holder) from its target and headers. */
+public final class ClaimParser {
+
+    /** Either the claim, or the problem that refuses the write before the fence is asked. */
+    public sealed interface ClaimParse {
+        record Valid(FenceClaim claim) implements ClaimParse {
+        }
+
+        record Refused(Problem problem) implements ClaimParse {
+        }
+    }
+
+    private ClaimParser() {
+    }
+
+    public static ClaimParse parse(String target, List<String> tokenValues, List<String> holderValues) {
+        ResourcePaths.PathParse path = ResourcePaths.canonicalise(target);
+        if (path instanceof ResourcePaths.PathParse.Refused refused) {
+            return new ClaimParse.Refused(Problem.of(Outcome.AMBIGUOUS_PATH, "request target refused: " + refused.detail()));
+        }
+        FencingHeaders.TokenParse token = FencingHeaders.token(tokenValues);
+        if (token instanceof FencingHeaders.TokenParse.Refused refused) {
+            return new ClaimParse.Refused(Problem.of(refused.refusal()));
+        }
+        FencingHeaders.HolderParse holder = FencingHeaders.holder(holderValues);
+        if (holder instanceof FencingHeaders.HolderParse.Refused refused) {
+            return new ClaimParse.Refused(Problem.of(refused.refusal()));
+        }
+        return new ClaimParse.Valid(new FenceClaim(
+                ((ResourcePaths.PathParse.Canonical) path).key(),
+                ((FencingHeaders.TokenParse.Valid) token).token(),
+                ((FencingHeaders.HolderParse.Valid) holder).holder()));
+    }
+}

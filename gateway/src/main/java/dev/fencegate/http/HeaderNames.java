@@ -1,0 +1,11 @@
+package dev.fencegate.http;
+
+/** The header names of the fencing contract. */
+public final class HeaderNames {
+
+    public static final String FENCING_TOKEN = "Fencing-Token";
+    public static final String FENCING_HOLDER = "Fencing-Holder";
+
+    private HeaderNames() {
+    }
+}

@@ -1,0 +1,159 @@
+package dev.fencegate.http;
+
+import dev.fencegate.fence.ResourceKey;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Turns a request target into the resource key a write is fenced under. Spellings a store may
+ * resolve to one object get one key (percent-encoded unreserved characters are decoded, other
+ * escapes are upper-cased); spellings whose meaning differs between stores (encoded or doubled
+ * slashes, dot segments, backslashes, control characters, bad UTF-8, a raw '+') are refused.
+ */
+public final class ResourcePaths {
+
+    /** Either the canonical key, or why the target was refused. */
+    public sealed interface PathParse {
+        record Canonical(ResourceKey key) implements PathParse {
+        }
+
+        record Refused(String detail) implements PathParse {
+        }
+    }
+
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    private ResourcePaths() {
+    }
+
+    /** The key of an origin-form target ({@code /path?query}); the query is not part of it. */
+    public static PathParse canonicalise(String target) {
+        if (target.isEmpty() || target.charAt(0) != '/') {
+            return refused("expected an origin-form target starting with '/'");
+        }
+        int queryAt = target.indexOf('?');
+        String path = queryAt < 0 ? target : target.substring(0, queryAt);
+        StringBuilder key = new StringBuilder(path.length());
+        ByteBuffer pendingUtf8 = ByteBuffer.allocate(path.length());
+        for (int i = 0; i < path.length(); i++) {
+            char c = path.charAt(i);
+            if (c == '%') {
+                if (i + 2 >= path.length() || hex(path.charAt(i + 1)) < 0 || hex(path.charAt(i + 2)) < 0) {
+                    return refused("malformed percent-escape at position " + i);
+                }
+                int octet = hex(path.charAt(i + 1)) << 4 | hex(path.charAt(i + 2));
+                i += 2;
+                String problem = appendOctet(key, pendingUtf8, octet);
+                if (problem != null) {
+                    return refused(problem);
+                }
+                continue;
+            }
+            if (pendingUtf8.position() > 0 && !flushUtf8(key, pendingUtf8)) {
+                return refused("percent-escapes that are not valid UTF-8");
+            }
+            String problem = checkLiteral(c, i);
+            if (problem != null) {
+                return refused(problem);
+            }
+            key.append(c);
+        }
+        if (pendingUtf8.position() > 0 && !flushUtf8(key, pendingUtf8)) {
+            return refused("percent-escapes that are not valid UTF-8");
+        }
+        String segmentProblem = checkSegments(key);
+        return segmentProblem == null ? new PathParse.Canonical(new ResourceKey(key.toString())) : refused(segmentProblem);
+    }
+
+    private static String appendOctet(StringBuilder key, ByteBuffer pendingUtf8, int octet) {
+        if (octet >= 0x80) {
+            pendingUtf8.put((byte) octet);
+            return null;
+        }
+        if (pendingUtf8.position() > 0 && !flushUtf8(key, pendingUtf8)) {
+            return "percent-escapes that are not valid UTF-8";
+        }
+        if (octet == '/' || octet == '\\') {
+            return "an encoded '" + (char) octet + "' is read as a separator by some stores and not by others";
+        }
+        if (octet < 0x20 || octet == 0x7F) {
+            return "an encoded control character (" + String.format("%%%02X", octet) + ")";
+        }
+        if (isUnreserved((char) octet)) {
+            key.append((char) octet);
+        } else {
+            appendEscape(key, octet);
+        }
+        return null;
+    }
+
+    /** Non-ASCII stays percent-encoded in the key, but only as well-formed, shortest-form UTF-8. */
+    private static boolean flushUtf8(StringBuilder key, ByteBuffer pending) {
+        pending.flip();
+        try {
+            StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(pending.duplicate());
+        } catch (CharacterCodingException e) {
+            return false;
+        }
+        while (pending.hasRemaining()) {
+            appendEscape(key, pending.get() & 0xFF);
+        }
+        pending.clear();
+        return true;
+    }
+
+    private static String checkLiteral(char c, int at) {
+        if (c == '\\') {
+            return "a backslash at position " + at + " is read as a separator by some stores";
+        }
+        if (c == '+') {
+            return "a literal '+' at position " + at + " is read as a space by some stores; send it as %2B";
+        }
+        if (c <= 0x20 || c >= 0x7F) {
+            return "character " + FencingHeaders.describe(c) + " at position " + at + " must be percent-encoded";
+        }
+        if (c == '#' || c == '"' || c == '<' || c == '>' || c == '[' || c == ']' || c == '^'
+                || c == '`' || c == '{' || c == '|' || c == '}') {
+            return "character '" + c + "' at position " + at + " must be percent-encoded";
+        }
+        return null;
+    }
+
+    /** Dot segments and empty segments are resolved differently by different stores. */
+    private static String checkSegments(CharSequence path) {
+        String[] segments = path.toString().substring(1).split("/", -1);
+        for (int i = 0; i < segments.length; i++) {
+            String segment = segments[i];
+            boolean trailing = i == segments.length - 1;
+            if (segment.isEmpty() && !trailing) {
+                return "an empty path segment (a doubled '/')";
+            }
+            if (segment.equals(".") || segment.equals("..")) {
+                return "a dot segment ('" + segment + "')";
+            }
+        }
+        return null;
+    }
+
+    private static boolean isUnreserved(char c) {
+        return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+                || c == '-' || c == '.' || c == '_' || c == '~';
+    }
+
+    private static void appendEscape(StringBuilder key, int octet) {
+        key.append('%').append(HEX[octet >> 4]).append(HEX[octet & 0xF]);
+    }
+
+    private static int hex(char c) {
+        return Character.digit(c, 16) >= 0 && c < 0x80 ? Character.digit(c, 16) : -1;
+    }
+
+    private static PathParse refused(String detail) {
+        return new PathParse.Refused(detail);
+    }
+}

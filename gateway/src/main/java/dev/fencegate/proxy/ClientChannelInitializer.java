@@ -1,0 +1,44 @@
+package dev.fencegate.proxy;
+
+import dev.fencegate.config.GatewayConfig;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.flow.FlowControlHandler;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.util.concurrent.TimeUnit;
+
+/** The client-facing pipeline: idle timer, strict HTTP/1.1 codec, one message per read, the receiver. */
+final class ClientChannelInitializer extends ChannelInitializer<Channel> {
+
+    /** Bodies are relayed in chunks of at most this size, whatever the client sends. */
+    private static final int MAX_CHUNK_SIZE = 64 * 1024;
+
+    private final GatewayConfig config;
+    private final GatewayRuntime runtime;
+
+    ClientChannelInitializer(GatewayConfig config, GatewayRuntime runtime) {
+        this.config = config;
+        this.runtime = runtime;
+    }
+
+    @Override
+    protected void initChannel(Channel channel) {
+        HttpDecoderConfig decoder = new HttpDecoderConfig()
+                .setMaxInitialLineLength(config.limits().maxInitialLineLength())
+                .setMaxHeaderSize(config.limits().maxHeaderSize())
+                .setMaxChunkSize(MAX_CHUNK_SIZE)
+                .setValidateHeaders(true)
+                .setAllowDuplicateContentLengths(false)
+                .setAllowPartialChunks(true)
+                .setStrictLineParsing(true)
+                .setUseRfc9112TransferEncoding(true);
+        channel.pipeline().addLast(
+                new IdleStateHandler(config.clientIdleTimeout().toMillis(), 0, 0, TimeUnit.MILLISECONDS),
+                new HttpServerCodec(decoder),
+                // The decoder can emit a head and its body in one read; this hands them over one per read().
+                new FlowControlHandler(),
+                new ClientRequestReceiver(runtime));
+    }
+}

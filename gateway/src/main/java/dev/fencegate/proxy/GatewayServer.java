@@ -1,0 +1,74 @@
+package dev.fencegate.proxy;
+
+import dev.fencegate.config.GatewayConfig;
+import dev.fencegate.fence.FenceChecker;
+import dev.fencegate.observability.GatewayMetrics;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The data port: accepts clients and relays their requests to the store through the fence. */
+public final class GatewayServer implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(GatewayServer.class);
+    /** Pause reading from one side once this much is queued for the other. */
+    private static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(64 * 1024, 256 * 1024);
+
+    private final EventLoopGroup group;
+    private final Channel serverChannel;
+
+    private GatewayServer(EventLoopGroup group, Channel serverChannel) {
+        this.group = group;
+        this.serverChannel = serverChannel;
+    }
+
+    public static GatewayServer start(GatewayConfig config, FenceChecker fences, GatewayMetrics metrics) throws InterruptedException {
+        Transport transport = Transport.best();
+        EventLoopGroup group = transport.newGroup(config.ioThreads());
+        StoreConnections connections = new StoreConnections(transport, config.upstreamAddress(),
+                config.upstreamConnectTimeout(), WATER_MARK);
+        GatewayRuntime runtime = new GatewayRuntime(fences, connections, metrics,
+                config.upstreamPathPrefix(), config.upstreamTimeout().toMillis());
+        try {
+            Channel channel = new ServerBootstrap()
+                    .group(group)
+                    .channel(transport.serverChannel())
+                    .option(ChannelOption.SO_BACKLOG, 1024)
+                    .childOption(ChannelOption.AUTO_READ, false)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
+                    .childHandler(new ClientChannelInitializer(config, runtime))
+                    .bind(config.listen().host(), config.listen().port())
+                    .sync()
+                    .channel();
+            log.info("Data port listening on {} ({} transport, {} I/O threads), store {}",
+                    channel.localAddress(), transport.name(), config.ioThreads(), config.upstream());
+            return new GatewayServer(group, channel);
+        } catch (InterruptedException | RuntimeException e) {
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            throw e;
+        }
+    }
+
+    public int port() {
+        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    /** Stops accepting; requests in flight get up to {@code drain} to finish. */
+    public void close(Duration drain) {
+        serverChannel.close().syncUninterruptibly();
+        group.shutdownGracefully(drain.toMillis() / 4, drain.toMillis(), TimeUnit.MILLISECONDS).syncUninterruptibly();
+    }
+
+    @Override
+    public void close() {
+        close(Duration.ZERO);
+    }
+}

@@ -1,0 +1,234 @@
+package dev.fencegate.proxy;
+
+import dev.fencegate.http.Outcome;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One request relayed to the store and its answer relayed back. Runs entirely on the client's
+ * event loop. Both directions stream: the next chunk is read from one side only when the other
+ * side can take it, so memory stays bounded whatever the body size.
+ */
+final class StoreExchange {
+
+    /** How the exchange ended, for the client-facing side to act on. */
+    interface Listener {
+        void exchangeCompleted(boolean reusable);
+
+        void exchangeFailed(Outcome outcome, String detail);
+    }
+
+    private final ChannelHandlerContext client;
+    private final HttpRequest request;
+    private final String target;
+    private final boolean expectContinue;
+    private final StoreConnections connections;
+    private final Listener listener;
+    private Channel store;
+    private ScheduledFuture<?> deadline;
+    private boolean requestComplete;
+    private boolean responseStarted;
+    private boolean responseComplete;
+    private boolean storeReusable = true;
+    private boolean clientReadPending;
+    private boolean storeReadPending;
+    private boolean finished;
+
+    StoreExchange(ChannelHandlerContext client, HttpRequest request, String target, boolean expectContinue,
+                  StoreConnections connections, Listener listener) {
+        this.client = client;
+        this.request = request;
+        this.target = target;
+        this.expectContinue = expectContinue;
+        this.connections = connections;
+        this.listener = listener;
+    }
+
+    void start(long timeoutMillis) {
+        deadline = client.executor().schedule(this::onDeadline, timeoutMillis, TimeUnit.MILLISECONDS);
+        connections.acquire(client.channel().eventLoop()).addListener((ChannelFuture connected) -> {
+            if (!connected.isSuccess()) {
+                fail(Outcome.STORE_UNREACHABLE, "store connection failed: " + connected.cause().getMessage());
+            } else if (finished) {
+                connected.channel().close();
+            } else {
+                onConnected(connected.channel());
+            }
+        });
+    }
+
+    private void onConnected(Channel channel) {
+        store = channel;
+        store.pipeline().get(StoreResponseReceiver.class).bind(this);
+        HttpHeaders headers = request.headers().copy();
+        HopByHop.strip(headers);
+        // The gateway answered (or will answer) the expectation itself.
+        headers.remove(HttpHeaderNames.EXPECT);
+        store.writeAndFlush(new DefaultHttpRequest(HttpVersion.HTTP_1_1, request.method(), target, headers));
+        store.read();
+        if (expectContinue) {
+            client.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
+        }
+        readClient();
+    }
+
+    void onClientContent(HttpContent content) {
+        if (finished || responseComplete || store == null) {
+            content.release();
+            return;
+        }
+        boolean last = content instanceof LastHttpContent;
+        store.writeAndFlush(content);
+        if (last) {
+            requestComplete = true;
+            if (responseComplete) {
+                complete();
+            }
+        } else if (store.isWritable()) {
+            readClient();
+        } else {
+            clientReadPending = true;
+        }
+    }
+
+    void onStoreWritable() {
+        if (clientReadPending && !finished) {
+            clientReadPending = false;
+            readClient();
+        }
+    }
+
+    void onClientWritable() {
+        if (storeReadPending && !finished) {
+            storeReadPending = false;
+            store.read();
+        }
+    }
+
+    void onStoreMessage(Object msg) {
+        if (finished) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (msg instanceof HttpResponse response) {
+            if (response.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
+                // 1xx from the store is not passed on: the gateway owns the client's 100-continue.
+                ReferenceCountUtil.release(msg);
+                store.read();
+                return;
+            }
+            storeReusable = HttpUtil.isKeepAlive(response);
+            HopByHop.strip(response.headers());
+            if (!HttpUtil.isContentLengthSet(response) && !HttpUtil.isTransferEncodingChunked(response)) {
+                HttpUtil.setTransferEncodingChunked(response, true);
+            }
+            responseStarted = true;
+        }
+        boolean last = msg instanceof LastHttpContent;
+        if (last) {
+            responseComplete = true;
+        }
+        if (msg instanceof HttpResponse response && (!willKeepClient() || !requestComplete)) {
+            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        }
+        client.writeAndFlush(msg);
+        if (last) {
+            // If the store answered before the body ended, the rest of it has nowhere to go:
+            // complete() then closes both connections.
+            complete();
+        } else if (client.channel().isWritable()) {
+            store.read();
+        } else {
+            storeReadPending = true;
+        }
+    }
+
+    private boolean willKeepClient() {
+        return HttpUtil.isKeepAlive(request);
+    }
+
+    void onStoreClosed(Throwable cause) {
+        if (finished) {
+            return;
+        }
+        String detail = cause == null ? "store closed the connection" : "store connection failed: " + cause.getMessage();
+        fail(Outcome.STORE_UNREACHABLE, detail);
+    }
+
+    void onClientClosed() {
+        if (!finished) {
+            finished = true;
+            cancelDeadline();
+            if (store != null) {
+                store.close();
+            }
+        }
+    }
+
+    private void onDeadline() {
+        if (!finished) {
+            fail(Outcome.STORE_TIMEOUT, "store did not answer within the upstream timeout");
+        }
+    }
+
+    /** True while the body is being relayed and the gateway is waiting on the client for more. */
+    boolean awaitingClientBody() {
+        return store != null && !requestComplete && !clientReadPending && !finished;
+    }
+
+    boolean responseStarted() {
+        return responseStarted;
+    }
+
+    private void complete() {
+        finished = true;
+        cancelDeadline();
+        StoreResponseReceiver receiver = store.pipeline().get(StoreResponseReceiver.class);
+        receiver.unbind();
+        if (storeReusable && requestComplete) {
+            connections.release(store);
+        } else {
+            store.close();
+        }
+        listener.exchangeCompleted(requestComplete && willKeepClient());
+    }
+
+    private void fail(Outcome outcome, String detail) {
+        finished = true;
+        cancelDeadline();
+        if (store != null) {
+            store.pipeline().get(StoreResponseReceiver.class).unbind();
+            store.close();
+        }
+        listener.exchangeFailed(outcome, detail);
+    }
+
+    private void readClient() {
+        if (!requestComplete) {
+            client.read();
+        }
+    }
+
+    private void cancelDeadline() {
+        if (deadline != null) {
+            deadline.cancel(false);
+        }
+    }
+}

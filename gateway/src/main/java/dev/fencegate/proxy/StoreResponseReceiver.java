@@ -1,0 +1,53 @@
+package dev.fencegate.proxy;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+
+/** The store-facing end of a connection: hands what the store sends to the exchange using it. */
+final class StoreResponseReceiver extends ChannelInboundHandlerAdapter {
+
+    private StoreExchange exchange;
+
+    void bind(StoreExchange exchange) {
+        this.exchange = exchange;
+    }
+
+    void unbind() {
+        this.exchange = null;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (exchange == null) {
+            // Nothing is owed on an idle connection: anything arriving means it is unusable.
+            ReferenceCountUtil.release(msg);
+            ctx.close();
+            return;
+        }
+        exchange.onStoreMessage(msg);
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (exchange != null && ctx.channel().isWritable()) {
+            exchange.onStoreWritable();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (exchange != null) {
+            exchange.onStoreClosed(null);
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (exchange != null) {
+            exchange.onStoreClosed(cause);
+        }
+        ctx.close();
+    }
+}

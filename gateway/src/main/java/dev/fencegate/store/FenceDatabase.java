@@ -1,0 +1,76 @@
+package dev.fencegate.store;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
+import dev.fencegate.config.DatabaseConfig;
+import java.time.Duration;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.output.MigrateResult;
+
+/**
+ * The connection pool to the fence database, set up so that a dead, hung or locked database
+ * turns into fast failures rather than waiting threads: every wait has a bound.
+ */
+public final class FenceDatabase implements AutoCloseable {
+
+    private final HikariDataSource dataSource;
+    private final String schema;
+
+    private FenceDatabase(HikariDataSource dataSource, String schema) {
+        this.dataSource = dataSource;
+        this.schema = schema;
+    }
+
+    public static FenceDatabase open(DatabaseConfig config) {
+        HikariConfig hikari = new HikariConfig();
+        hikari.setPoolName("fencegate-fences");
+        hikari.setJdbcUrl(config.url());
+        hikari.setUsername(config.user());
+        hikari.setPassword(config.password());
+        hikari.setMaximumPoolSize(config.poolSize());
+        hikari.setMinimumIdle(config.poolSize());
+        hikari.setAutoCommit(true);
+        hikari.setSchema(config.schema());
+        // Start even while the database is down: readiness reports it and writes get 503.
+        hikari.setInitializationFailTimeout(-1);
+        Duration bound = config.checkTimeout();
+        hikari.setConnectionTimeout(Math.max(250, bound.toMillis()));
+        hikari.setValidationTimeout(Math.max(250, Math.min(bound.toMillis(), 5_000)));
+        hikari.setKeepaliveTime(Duration.ofSeconds(30).toMillis());
+        hikari.addDataSourceProperty("tcpKeepAlive", "true");
+        hikari.addDataSourceProperty("ApplicationName", "fencegate");
+        hikari.addDataSourceProperty("connectTimeout", Long.toString(Math.max(1, bound.toSeconds())));
+        // The socket timeout catches a server that stopped answering mid-statement.
+        hikari.addDataSourceProperty("socketTimeout", Long.toString(bound.toSeconds() + 5));
+        long ms = bound.toMillis();
+        hikari.addDataSourceProperty("options", "-c lock_timeout=" + ms + " -c statement_timeout=" + (ms + 1_000)
+                + " -c idle_in_transaction_session_timeout=" + (ms + 5_000));
+        return new FenceDatabase(new HikariDataSource(hikari), config.schema());
+    }
+
+    public MigrateResult migrate() {
+        return Flyway.configure()
+                .dataSource(dataSource)
+                .locations("classpath:db/migration")
+                .schemas(schema)
+                .defaultSchema(schema)
+                .createSchemas(true)
+                .validateMigrationNaming(true)
+                .load()
+                .migrate();
+    }
+
+    public HikariDataSource dataSource() {
+        return dataSource;
+    }
+
+    public HikariPoolMXBean pool() {
+        return dataSource.getHikariPoolMXBean();
+    }
+
+    @Override
+    public void close() {
+        dataSource.close();
+    }
+}
