@@ -20,6 +20,9 @@ public record GatewayConfig(
         if (!"http".equals(scheme) || upstream.getHost() == null) {
             throw new IllegalArgumentException("--upstream: '" + upstream + "' (expected http://HOST[:PORT][/PATH])");
         }
+        if (upstream.getPort() == 0 || upstream.getPort() > 65_535) {
+            throw new IllegalArgumentException("--upstream: '" + upstream + "' (expected a port from 1 to 65535)");
+        }
         if (upstream.getRawQuery() != null || upstream.getRawFragment() != null) {
             throw new IllegalArgumentException("--upstream: '" + upstream + "' (expected no query or fragment)");
         }
@@ -33,7 +36,12 @@ public record GatewayConfig(
 
     public HostPort upstreamAddress() {
         int port = upstream.getPort() < 0 ? 80 : upstream.getPort();
-        return new HostPort(upstream.getHost(), port);
+        String host = upstream.getHost();
+        // URI keeps the brackets of an IPv6 literal; the socket address wants it bare.
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        return new HostPort(host, port);
     }
 
     /** The path the store's base URL adds in front of every request target, without a final '/'. */

@@ -21,10 +21,16 @@ public record HostPort(String host, int port) {
         String host = text.substring(0, colon);
         if (host.startsWith("[") && host.endsWith("]")) {
             host = host.substring(1, host.length() - 1);
+        } else if (host.contains(":")) {
+            throw new IllegalArgumentException("'" + text + "' (expected an IPv6 address in brackets: [IPV6]:PORT)");
         }
         int port;
         try {
-            port = Integer.parseInt(text.substring(colon + 1));
+            String digits = text.substring(colon + 1);
+            if (!digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
+                throw new NumberFormatException(digits);
+            }
+            port = Integer.parseInt(digits);
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("'" + text + "' (expected a numeric port after ':')");
         }

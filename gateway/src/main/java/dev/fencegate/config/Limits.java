@@ -11,7 +11,7 @@ public record Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySi
             throw new IllegalArgumentException("--max-header-size: " + maxHeaderSize + " (expected at least 1024)");
         }
         if (maxBodySize < 0) {
-            throw new IllegalArgumentException("--max-body-size: " + maxBodySize + " (expected 0 for no limit, or more)");
+            throw new IllegalArgumentException("max body size: " + maxBodySize + " (expected 0 for no limit, or more)");
         }
     }
 

@@ -133,7 +133,10 @@ public final class ResourcePaths {
             if (segment.isEmpty() && !trailing) {
                 return "an empty path segment (a doubled '/')";
             }
-            if (segment.equals(".") || segment.equals("..")) {
+            // Servlet containers drop ";parameters" before resolving dots: "..;x" is "..".
+            int parameters = segment.indexOf(';');
+            String name = parameters < 0 ? segment : segment.substring(0, parameters);
+            if (name.equals(".") || name.equals("..")) {
                 return "a dot segment ('" + segment + "')";
             }
         }

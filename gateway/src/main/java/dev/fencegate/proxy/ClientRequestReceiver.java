@@ -35,6 +35,8 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
     private State state = State.AWAITING_REQUEST;
     private HttpRequest request;
     private StoreExchange exchange;
+    /** A read() asked for and not yet answered by a message. */
+    private boolean readWanted;
 
     ClientRequestReceiver(GatewayRuntime runtime) {
         this.runtime = runtime;
@@ -47,12 +49,36 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        ctx.read();
+        read();
         ctx.fireChannelActive();
+    }
+
+    /** Every read goes through here, so that an unanswered one can be asked for again. */
+    private void read() {
+        readWanted = true;
+        ctx.read();
+    }
+
+    @Override
+    public void readRequestBody() {
+        read();
+    }
+
+    /**
+     * FlowControlHandler counts a read() as answered once a read cycle completes, even if the
+     * cycle brought nothing for this handler; ask again, or the connection stalls.
+     */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (readWanted) {
+            ctx.read();
+        }
+        ctx.fireChannelReadComplete();
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        readWanted = false;
         if (msg instanceof HttpRequest head) {
             onRequest(head);
         }
@@ -126,7 +152,7 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
                 if (content instanceof LastHttpContent) {
                     awaitNextRequest();
                 } else {
-                    ctx.read();
+                    read();
                 }
             }
             case AWAITING_REQUEST, CHECKING_FENCE, CLOSING -> content.release();
@@ -166,7 +192,7 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
         state = keep ? State.DISCARDING_BODY : State.CLOSING;
         Replies.problem(ctx, problem, !keep);
         if (keep) {
-            ctx.read();
+            read();
         }
     }
 
@@ -177,7 +203,7 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
     private void awaitNextRequest() {
         state = State.AWAITING_REQUEST;
         request = null;
-        ctx.read();
+        read();
     }
 
     private void closeAfterFlush() {

@@ -33,6 +33,9 @@ final class StoreExchange {
         void exchangeCompleted(boolean reusable);
 
         void exchangeFailed(Outcome outcome, String detail);
+
+        /** Asks for the next chunk of the request body. */
+        void readRequestBody();
     }
 
     private final ChannelHandlerContext client;
@@ -222,7 +225,7 @@ final class StoreExchange {
 
     private void readClient() {
         if (!requestComplete) {
-            client.read();
+            listener.readRequestBody();
         }
     }
 

@@ -1,0 +1,158 @@
+package dev.fencegate.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/** Flags become one validated config; a bad or missing flag fails naming itself and what it expected. */
+class GatewayOptionsTest {
+
+    private static final String UPSTREAM = "http://127.0.0.1:9000";
+
+    @Command(name = "gateway-options-test")
+    static final class Wrapper {
+        @Mixin
+        GatewayOptions options = new GatewayOptions();
+    }
+
+    @BeforeAll
+    static void defaultsAreNotOverriddenByTheEnvironment() {
+        Assumptions.assumeTrue(System.getenv().keySet().stream().noneMatch(name -> name.startsWith("FENCEGATE_")),
+                "FENCEGATE_* environment variables would change the defaults under test");
+    }
+
+    @Test
+    void onlyTheUpstreamIsRequiredAndTheRestHasDefaults() {
+        GatewayConfig config = configOf("--upstream", UPSTREAM);
+
+        assertThat(config.listen()).isEqualTo(new HostPort("127.0.0.1", 8080));
+        assertThat(config.adminListen()).isEqualTo(new HostPort("127.0.0.1", 9090));
+        assertThat(config.upstream()).isEqualTo(URI.create(UPSTREAM));
+        assertThat(config.upstreamAddress()).isEqualTo(new HostPort("127.0.0.1", 9000));
+        assertThat(config.upstreamPathPrefix()).isEmpty();
+        assertThat(config.database()).isEqualTo(new DatabaseConfig("jdbc:postgresql://127.0.0.1:5432/postgres", "public",
+                "postgres", "", 16, Duration.ofSeconds(2)));
+        assertThat(config.upstreamConnectTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(config.upstreamTimeout()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(config.clientIdleTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(config.limits()).isEqualTo(Limits.defaults());
+        assertThat(config.ioThreads()).isEqualTo(Runtime.getRuntime().availableProcessors());
+    }
+
+    @Test
+    void everyFlagReachesTheConfig() {
+        GatewayConfig config = configOf(
+                "--listen", "0.0.0.0:18080", "--admin-listen", "[::1]:19090",
+                "--upstream", "http://store.internal/base/",
+                "--db-url", "jdbc:postgresql://db:5433/fences", "--db-schema", "fencegate", "--db-user", "fg",
+                "--db-password", "secret", "--db-pool-size", "7", "--fence-timeout", "750ms",
+                "--upstream-connect-timeout", "3s", "--upstream-timeout", "2m", "--client-idle-timeout", "45s",
+                "--max-uri-length", "4096", "--max-header-size", "2048", "--io-threads", "3");
+
+        assertThat(config.listen()).isEqualTo(new HostPort("0.0.0.0", 18080));
+        assertThat(config.adminListen()).isEqualTo(new HostPort("::1", 19090));
+        assertThat(config.upstreamAddress()).isEqualTo(new HostPort("store.internal", 80));
+        assertThat(config.upstreamPathPrefix()).isEqualTo("/base");
+        assertThat(config.database()).isEqualTo(new DatabaseConfig("jdbc:postgresql://db:5433/fences", "fencegate",
+                "fg", "secret", 7, Duration.ofMillis(750)));
+        assertThat(config.database().describe()).contains("(password set)").doesNotContain("secret");
+        assertThat(config.upstreamConnectTimeout()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(config.upstreamTimeout()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(config.clientIdleTimeout()).isEqualTo(Duration.ofSeconds(45));
+        assertThat(config.limits()).isEqualTo(new Limits(4096, 2048, 0));
+        assertThat(config.ioThreads()).isEqualTo(3);
+    }
+
+    @Test
+    void aMissingUpstreamNamesTheFlagAndItsVariable() {
+        Throwable failure = catchThrowable(() -> configOf());
+
+        assertThat(failure).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--upstream").hasMessageContaining("expected").hasMessageContaining("FENCEGATE_UPSTREAM");
+    }
+
+    /** An out-of-range port must fail at start naming the flag, not later when the gateway connects. */
+    @Test
+    void anUpstreamPortOutOfRangeFailsAtStartNamingTheFlag() {
+        Throwable failure = catchThrowable(() -> configOf("--upstream", "http://store:99999"));
+
+        assertThat(failure).as("--upstream http://store:99999 was accepted").isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--upstream").hasMessageContaining("expected");
+    }
+
+    /** The address holds the bare IPv6 literal, as {@code --listen [::1]:8080} does; brackets are for printing. */
+    @Test
+    void anIpv6UpstreamGivesTheBareAddress() {
+        GatewayConfig config = configOf("--upstream", "http://[::1]:9000");
+
+        assertThat(config.upstreamAddress()).isEqualTo(new HostPort("::1", 9000));
+        assertThat(config.upstreamAddress()).hasToString("[::1]:9000");
+    }
+
+    /** Each bad setting, and what its message must say besides the flag's name. */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("badSettings")
+    void aBadSettingFailsNamingItselfAndWhatWasExpected(String flag, String value, String expected) {
+        List<String> args = new ArrayList<>(List.of(flag, value));
+        if (!flag.equals("--upstream")) {
+            args.addAll(List.of("--upstream", UPSTREAM));
+        }
+
+        Throwable failure = catchThrowable(() -> configOf(args.toArray(String[]::new)));
+
+        assertThat(failure).as("%s %s", flag, value)
+                .isInstanceOfAny(IllegalArgumentException.class, CommandLine.ParameterException.class)
+                .hasMessageContaining(flag)
+                .hasMessageContaining(expected);
+    }
+
+    static Stream<Arguments> badSettings() {
+        return Stream.of(
+                Arguments.of("--listen", "nope", "expected HOST:PORT"),
+                Arguments.of("--listen", "127.0.0.1:70000", "0 to 65535"),
+                Arguments.of("--admin-listen", "localhost:", "expected HOST:PORT"),
+                Arguments.of("--upstream", "https://store", "expected http://HOST"),
+                Arguments.of("--upstream", "nope", "expected http://HOST"),
+                Arguments.of("--upstream", "http:///base", "expected http://HOST"),
+                Arguments.of("--upstream", "http://store/?x=1", "expected no query"),
+                Arguments.of("--upstream", "http://store/#top", "expected no query or fragment"),
+                Arguments.of("--upstream", "http://sto re", "http://sto re"),
+                Arguments.of("--db-url", "postgres://db/x", "expected jdbc:postgresql://"),
+                Arguments.of("--db-schema", "Fences", "expected a lower-case SQL identifier"),
+                Arguments.of("--db-schema", "1abc", "expected a lower-case SQL identifier"),
+                Arguments.of("--db-pool-size", "0", "expected 1 to 1000"),
+                Arguments.of("--db-pool-size", "1001", "expected 1 to 1000"),
+                Arguments.of("--db-pool-size", "many", "many"),
+                Arguments.of("--fence-timeout", "0s", "expected more than 0"),
+                Arguments.of("--fence-timeout", "61s", "at most 60s"),
+                Arguments.of("--fence-timeout", "5", "expected a duration"),
+                Arguments.of("--upstream-connect-timeout", "0ms", "expected more than 0"),
+                Arguments.of("--upstream-timeout", "0s", "expected more than 0"),
+                Arguments.of("--upstream-timeout", "1h", "expected a duration"),
+                Arguments.of("--client-idle-timeout", "0m", "expected more than 0"),
+                Arguments.of("--max-uri-length", "255", "expected at least 256"),
+                Arguments.of("--max-header-size", "1023", "expected at least 1024"),
+                Arguments.of("--io-threads", "-1", "expected 1 to 256"),
+                Arguments.of("--io-threads", "257", "expected 1 to 256"));
+    }
+
+    private static GatewayConfig configOf(String... args) {
+        Wrapper wrapper = new Wrapper();
+        new CommandLine(wrapper).parseArgs(args);
+        return wrapper.options.toConfig();
+    }
+}

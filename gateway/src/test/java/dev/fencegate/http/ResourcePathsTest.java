@@ -1,0 +1,90 @@
+package dev.fencegate.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencegate.fence.ResourceKey;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** One key per object: equivalent spellings meet, spellings stores read differently are refused. */
+class ResourcePathsTest {
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @MethodSource("canonicalExamples")
+    void equivalentSpellingsGetOneKey(String target, String key) {
+        assertThat(ResourcePaths.canonicalise(target))
+                .isEqualTo(new ResourcePaths.PathParse.Canonical(new ResourceKey(key)));
+    }
+
+    static Stream<Arguments> canonicalExamples() {
+        return Stream.of(
+                Arguments.of("/", "/"),
+                Arguments.of("/a/b", "/a/b"),
+                Arguments.of("/a/b/", "/a/b/"), // a trailing slash names another object
+                Arguments.of("/a/b?x=1", "/a/b"),
+                Arguments.of("/a/b?", "/a/b"),
+                Arguments.of("/a/b?x=/../%2F", "/a/b"), // the query is not part of the key
+                Arguments.of("/%61/b", "/a/b"),
+                Arguments.of("/a%2db", "/a-b"),
+                Arguments.of("/a%7e", "/a~"),
+                Arguments.of("/a%2E%5f", "/a._"),
+                Arguments.of("/a%3a", "/a%3A"),
+                Arguments.of("/a%25", "/a%25"),
+                Arguments.of("/caf%C3%A9", "/caf%C3%A9"),
+                Arguments.of("/caf%c3%a9", "/caf%C3%A9"),
+                Arguments.of("/%F0%9F%98%80", "/%F0%9F%98%80"),
+                Arguments.of("/a.b/.c/..d", "/a.b/.c/..d"), // dots inside a segment are no dot segment
+                Arguments.of("/a:b@c!$&'()*,;=", "/a:b@c!$&'()*,;="));
+    }
+
+    @ParameterizedTest(name = "{0} refused ({1})")
+    @MethodSource("refusals")
+    void ambiguousTargetsAreRefusedWithAReason(String target, String why) {
+        ResourcePaths.PathParse parse = ResourcePaths.canonicalise(target);
+        assertThat(parse).isInstanceOfSatisfying(ResourcePaths.PathParse.Refused.class,
+                refused -> assertThat(refused.detail()).isNotBlank());
+    }
+
+    static Stream<Arguments> refusals() {
+        return Stream.of(
+                Arguments.of("", "empty"),
+                Arguments.of("a/b", "no leading slash"),
+                Arguments.of("http://x/a", "absolute form"),
+                Arguments.of("*", "asterisk form"),
+                Arguments.of("//a", "empty first segment"),
+                Arguments.of("/a//b", "doubled slash"),
+                Arguments.of("/a/%2F", "encoded slash making a doubled one"),
+                Arguments.of("/a/./b", "dot segment"),
+                Arguments.of("/a/../b", "dot-dot segment"),
+                Arguments.of("/a/..", "trailing dot-dot segment"),
+                Arguments.of("/.", "lone dot segment"),
+                Arguments.of("/a/%2e%2E/b", "encoded dot-dot segment"),
+                Arguments.of("/a/%2E/b", "encoded dot segment"),
+                Arguments.of("/a%2Fb", "encoded slash"),
+                Arguments.of("/a%2fb", "encoded slash, lower hex"),
+                Arguments.of("/a%5Cb", "encoded backslash"),
+                Arguments.of("/a\\b", "backslash"),
+                Arguments.of("/a%00b", "encoded NUL"),
+                Arguments.of("/a%0Ab", "encoded line feed"),
+                Arguments.of("/a%7F", "encoded DEL"),
+                Arguments.of("/a%G1", "bad hex"),
+                Arguments.of("/a%4", "truncated escape"),
+                Arguments.of("/a%", "lone percent"),
+                Arguments.of("/a%%41", "percent before an escape"),
+                Arguments.of("/a+b", "plus"),
+                Arguments.of("/caf%C0%AF", "overlong UTF-8"),
+                Arguments.of("/a%ED%A0%80", "UTF-8 of a surrogate"),
+                Arguments.of("/a%C3", "truncated UTF-8 at the end"),
+                Arguments.of("/a%C3/b", "truncated UTF-8 before a literal"),
+                Arguments.of("/a%C3%41", "truncated UTF-8 before an ASCII escape"),
+                Arguments.of("/a%FF", "never UTF-8"),
+                Arguments.of("/a b", "space"),
+                Arguments.of("/a\tb", "tab"),
+                Arguments.of("/a#b", "fragment"),
+                Arguments.of("/a\"b", "quote"),
+                Arguments.of("/a|b", "pipe"),
+                Arguments.of("/café", "raw non-ASCII"));
+    }
+}

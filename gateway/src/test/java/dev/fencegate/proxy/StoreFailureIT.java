@@ -1,0 +1,76 @@
+package dev.fencegate.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencegate.Gateway;
+import dev.fencegate.demo.MemoryObjectStore;
+import dev.fencegate.testing.CapturingUpstream;
+import dev.fencegate.testing.GatewayHarness;
+import dev.fencegate.testing.NoNettyLeaks;
+import dev.fencegate.testing.RawHttp;
+import dev.fencegate.testing.TestPostgres;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** What the client sees when the store fails, and what the gateway forwards when it does not. */
+@ExtendWith(NoNettyLeaks.class)
+class StoreFailureIT {
+
+    @Test
+    void storeRefusingConnectionsGives502() throws Exception {
+        int closedPort;
+        try (ServerSocket probe = new ServerSocket(0)) {
+            closedPort = probe.getLocalPort();
+        }
+        try (Gateway gateway = Gateway.start(GatewayHarness.config(URI.create("http://127.0.0.1:" + closedPort),
+                TestPostgres.config(TestPostgres.newSchema("store_down")), Duration.ofSeconds(5)));
+             RawHttp raw = RawHttp.connect(gateway.port())) {
+            String response = raw.send("PUT /b/k HTTP/1.1\r\nHost: x\r\nFencing-Token: 1\r\nContent-Length: 1\r\n\r\nx").readResponse();
+            assertThat(RawHttp.status(response)).isEqualTo(502);
+            assertThat(response).contains("store-unreachable");
+        }
+    }
+
+    @Test
+    void storeNotAnsweringInTimeGives504() throws Exception {
+        try (GatewayHarness gateway = GatewayHarness.start(MemoryObjectStore.Options.loopback()
+                        .withWriteDelay(Duration.ofSeconds(5), Duration.ofSeconds(5)),
+                TestPostgres.config(TestPostgres.newSchema("store_slow")), Duration.ofMillis(500))) {
+            HttpResponse<String> response = gateway.put("/b/slow", 1, "x");
+            assertThat(response.statusCode()).isEqualTo(504);
+            assertThat(response.body()).contains("store-timeout");
+        }
+    }
+
+    @Test
+    void headersPassUnchangedHostIncludedAndHopByHopHeadersAreStripped() throws Exception {
+        try (CapturingUpstream upstream = new CapturingUpstream();
+             Gateway gateway = Gateway.start(GatewayHarness.config(URI.create("http://127.0.0.1:" + upstream.port()),
+                     TestPostgres.config(TestPostgres.newSchema("headers")), Duration.ofSeconds(5)));
+             RawHttp raw = RawHttp.connect(gateway.port())) {
+            String response = raw.send("PUT /bucket/key?x-id=PutObject HTTP/1.1\r\n"
+                    + "Host: bucket.s3.example:9000\r\n"
+                    + "Authorization: AWS4-HMAC-SHA256 Credential=AKID/20261129/us-east-1/s3/aws4_request, SignedHeaders=host;x-amz-date, Signature=abc\r\n"
+                    + "X-Amz-Date: 20261129T000000Z\r\n"
+                    + "Fencing-Token: 12\r\n"
+                    + "Connection: keep-alive, X-Hop\r\n"
+                    + "X-Hop: gone\r\n"
+                    + "Keep-Alive: timeout=5\r\n"
+                    + "Content-Length: 2\r\n\r\nhi").readResponse();
+            assertThat(RawHttp.status(response)).isEqualTo(200);
+
+            String forwarded = upstream.nextHead(2_000);
+            assertThat(forwarded).startsWith("PUT /bucket/key?x-id=PutObject HTTP/1.1\r\n");
+            assertThat(forwarded).contains("Host: bucket.s3.example:9000\r\n")
+                    .contains("Authorization: AWS4-HMAC-SHA256 Credential=AKID/20261129/us-east-1/s3/aws4_request, SignedHeaders=host;x-amz-date, Signature=abc\r\n")
+                    .contains("X-Amz-Date: 20261129T000000Z\r\n")
+                    .contains("Fencing-Token: 12\r\n")
+                    .contains("Content-Length: 2\r\n");
+            assertThat(forwarded.toLowerCase()).doesNotContain("x-hop").doesNotContain("keep-alive: timeout");
+        }
+    }
+}

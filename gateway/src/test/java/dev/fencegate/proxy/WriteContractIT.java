@@ -1,0 +1,197 @@
+package dev.fencegate.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fencegate.demo.MemoryObjectStore;
+import dev.fencegate.testing.GatewayHarness;
+import dev.fencegate.testing.NoNettyLeaks;
+import dev.fencegate.testing.RawHttp;
+import dev.fencegate.testing.TestPostgres;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Every line of the write contract, on the wire, against a real PostgreSQL and a real HTTP store. */
+@ExtendWith(NoNettyLeaks.class)
+class WriteContractIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static GatewayHarness gateway;
+    private String path;
+
+    @BeforeAll
+    static void start() {
+        gateway = GatewayHarness.start(WriteContractIT.class.getSimpleName());
+    }
+
+    @AfterAll
+    static void stop() {
+        gateway.close();
+    }
+
+    @BeforeEach
+    void freshResource() {
+        path = "/bucket/" + UUID.randomUUID();
+    }
+
+    @Test
+    void freshWriteLandsAndEqualOrHigherTokensAreAdmitted() {
+        assertThat(gateway.put(path, 5, "first").statusCode()).isEqualTo(201);
+        assertThat(gateway.put(path, 5, "again").statusCode()).isEqualTo(204);
+        assertThat(gateway.put(path, 6, "newer").statusCode()).isEqualTo(204);
+        assertThat(gateway.store.appliedTo(path)).extracting(w -> w.fencingToken()).containsExactly("5", "5", "6");
+        assertThat(fenceRow(path)).isEqualTo(6);
+    }
+
+    @Test
+    void staleWriteIsRefusedWith412AndNeverReachesTheStore() throws Exception {
+        gateway.put(path, 9, "current");
+        int before = gateway.store.requestCount();
+
+        HttpResponse<String> stale = gateway.put(path, 8, "late");
+
+        assertThat(stale.statusCode()).isEqualTo(412);
+        assertThat(stale.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        JsonNode problem = JSON.readTree(stale.body());
+        assertThat(problem.get("type").asText()).endsWith("stale-token");
+        assertThat(problem.get("resource").asText()).isEqualTo(path);
+        assertThat(problem.get("token").asLong()).isEqualTo(8);
+        assertThat(problem.get("currentToken").asLong()).isEqualTo(9);
+        assertThat(gateway.store.requestCount()).isEqualTo(before);
+        assertThat(new String(gateway.store.object(path).orElseThrow())).isEqualTo("current");
+    }
+
+    @Test
+    void writeWithoutTokenGets428AndNeverReachesTheStore() throws Exception {
+        int before = gateway.store.requestCount();
+        HttpResponse<String> response = gateway.send(HttpRequest.newBuilder(gateway.uri(path))
+                .PUT(HttpRequest.BodyPublishers.ofString("x")).build());
+        assertThat(response.statusCode()).isEqualTo(428);
+        assertThat(JSON.readTree(response.body()).get("type").asText()).endsWith("missing-token");
+        assertThat(gateway.store.requestCount()).isEqualTo(before);
+    }
+
+    @Test
+    void malformedTokenGets400AndNeverReachesTheStore() throws Exception {
+        int before = gateway.store.requestCount();
+        for (String token : new String[] {"0", "+5", "05", "5x", "9223372036854775808"}) {
+            HttpResponse<String> response = gateway.send(HttpRequest.newBuilder(gateway.uri(path))
+                    .header("Fencing-Token", token).PUT(HttpRequest.BodyPublishers.ofString("x")).build());
+            assertThat(response.statusCode()).as(token).isEqualTo(400);
+            assertThat(JSON.readTree(response.body()).get("type").asText()).endsWith("malformed-token");
+        }
+        assertThat(gateway.store.requestCount()).isEqualTo(before);
+    }
+
+    @Test
+    void everyWriteMethodIsFencedAndReadsPassThroughWithoutAToken() {
+        gateway.put(path, 3, "v");
+        for (String method : new String[] {"PUT", "POST", "PATCH", "DELETE"}) {
+            HttpResponse<String> stale = gateway.send(HttpRequest.newBuilder(gateway.uri(path)).header("Fencing-Token", "2")
+                    .method(method, HttpRequest.BodyPublishers.ofString("x")).build());
+            assertThat(stale.statusCode()).as(method).isEqualTo(412);
+        }
+        assertThat(gateway.get(path).body()).isEqualTo("v");
+        assertThat(gateway.send(HttpRequest.newBuilder(gateway.uri(path)).method("HEAD", HttpRequest.BodyPublishers.noBody()).build())
+                .statusCode()).isEqualTo(200);
+        assertThat(gateway.send(HttpRequest.newBuilder(gateway.uri(path)).method("OPTIONS", HttpRequest.BodyPublishers.noBody()).build())
+                .statusCode()).isNotEqualTo(428);
+    }
+
+    @Test
+    void connectTraceAndUnknownMethodsGet405AndAreNotForwarded() throws Exception {
+        int before = gateway.store.requestCount();
+        for (String line : new String[] {"TRACE " + path, "PROPFIND " + path, "put " + path, "CONNECT 127.0.0.1:1"}) {
+            try (RawHttp raw = gateway.raw()) {
+                String response = raw.send(line + " HTTP/1.1\r\nHost: x\r\nFencing-Token: 5\r\n\r\n").readResponse();
+                assertThat(RawHttp.status(response)).as(line).isEqualTo(405);
+            }
+        }
+        assertThat(gateway.store.requestCount()).isEqualTo(before);
+    }
+
+    @Test
+    void twoSpellingsOfOneObjectShareOneFence() {
+        String plain = path + "/report-1.csv";
+        String encoded = path + "/%72eport%2D1.csv?versionId=7";
+        assertThat(gateway.put(encoded, 10, "new").statusCode()).isEqualTo(201);
+        assertThat(gateway.put(plain, 9, "stale").statusCode()).isEqualTo(412);
+        assertThat(fenceRow(plain)).isEqualTo(10);
+    }
+
+    @Test
+    void ambiguousSpellingsAreRefusedWith400() throws Exception {
+        int before = gateway.store.requestCount();
+        for (String target : new String[] {path + "//x", path + "/./x", path + "/../x", path + "/a%2Fb", path + "/a%5Cb", path + "/a+b"}) {
+            try (RawHttp raw = gateway.raw()) {
+                String response = raw.send("PUT " + target + " HTTP/1.1\r\nHost: x\r\nFencing-Token: 5\r\nContent-Length: 0\r\n\r\n").readResponse();
+                assertThat(RawHttp.status(response)).as(target).isEqualTo(400);
+                assertThat(response).contains("ambiguous-path");
+            }
+        }
+        assertThat(gateway.store.requestCount()).isEqualTo(before);
+    }
+
+    @Test
+    void admittedFenceIsDurableBeforeTheStoreSeesTheWrite() throws Exception {
+        try (GatewayHarness slow = GatewayHarness.start(MemoryObjectStore.Options.loopback()
+                        .withWriteDelay(Duration.ofMillis(1500), Duration.ofMillis(1500)),
+                TestPostgres.config(TestPostgres.newSchema("durable_first")), Duration.ofSeconds(10))) {
+            var pending = java.util.concurrent.CompletableFuture.supplyAsync(() -> slow.put(path, 21, "held"));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> slow.store.requestCount() == 1);
+            assertThat(slow.store.applied()).isEmpty();
+            assertThat(slow.fenceRow(path)).isEqualTo(21);
+            assertThat(pending.get().statusCode()).isEqualTo(201);
+        }
+    }
+
+    @Test
+    void staleWriteWithExpectContinueGets412WithoutA100() throws Exception {
+        gateway.put(path, 4, "v");
+        try (RawHttp raw = gateway.raw()) {
+            String response = raw.send("PUT " + path + " HTTP/1.1\r\nHost: x\r\nFencing-Token: 3\r\n"
+                    + "Expect: 100-continue\r\nContent-Length: 1000000\r\n\r\n").readResponse();
+            assertThat(RawHttp.status(response)).isEqualTo(412);
+            assertThat(raw.closedByPeer()).isTrue();
+        }
+    }
+
+    @Test
+    void admittedWriteWithExpectContinueGets100ThenTheStoreAnswer() throws Exception {
+        try (RawHttp raw = gateway.raw()) {
+            String interim = raw.send("PUT " + path + " HTTP/1.1\r\nHost: x\r\nFencing-Token: 4\r\n"
+                    + "Expect: 100-continue\r\nContent-Length: 5\r\n\r\n").readResponse();
+            assertThat(RawHttp.status(interim)).isEqualTo(100);
+            String response = raw.send("hello").readResponse();
+            assertThat(RawHttp.status(response)).isEqualTo(201);
+        }
+        assertThat(new String(gateway.store.object(path).orElseThrow())).isEqualTo("hello");
+    }
+
+    @Test
+    void keepAliveServesManyRequestsOnOneClientConnection() throws Exception {
+        try (RawHttp raw = gateway.raw()) {
+            for (int i = 1; i <= 5; i++) {
+                String response = raw.send("PUT " + path + " HTTP/1.1\r\nHost: x\r\nFencing-Token: " + i
+                        + "\r\nContent-Length: 1\r\n\r\n" + i).readResponse();
+                assertThat(RawHttp.status(response)).isIn(201, 204);
+            }
+            String stale = raw.send("DELETE " + path + " HTTP/1.1\r\nHost: x\r\nFencing-Token: 1\r\n\r\n").readResponse();
+            assertThat(RawHttp.status(stale)).isEqualTo(412);
+            String read = raw.send("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n").readResponse();
+            assertThat(read).endsWith("5");
+        }
+    }
+
+    private static long fenceRow(String resource) {
+        return gateway.fenceRow(resource);
+    }
+}

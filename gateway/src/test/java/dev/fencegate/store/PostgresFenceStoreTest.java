@@ -1,0 +1,109 @@
+package dev.fencegate.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencegate.fence.Fence;
+import dev.fencegate.fence.FenceClaim;
+import dev.fencegate.fence.FenceStore;
+import dev.fencegate.fence.FenceStoreContract;
+import dev.fencegate.fence.FenceStoreUnavailableException;
+import dev.fencegate.fence.FencingToken;
+import dev.fencegate.fence.Holder;
+import dev.fencegate.fence.ResourceKey;
+import dev.fencegate.testing.TestPostgres;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The fence contract against a real PostgreSQL, plus the guarantees the table itself gives. */
+class PostgresFenceStoreTest extends FenceStoreContract {
+
+    private static FenceDatabase database;
+    private static PostgresFenceStore store;
+
+    @BeforeAll
+    static void openDatabase() {
+        database = TestPostgres.migrated(PostgresFenceStoreTest.class.getSimpleName());
+        store = new PostgresFenceStore(database.dataSource());
+    }
+
+    @AfterAll
+    static void closeDatabase() {
+        if (database != null) {
+            database.close();
+        }
+    }
+
+    @Override
+    protected FenceStore store() {
+        return store;
+    }
+
+    @Test
+    void theDatabaseRefusesToLowerAFence() throws SQLException {
+        ResourceKey key = recorded(7);
+
+        assertThatThrownBy(() -> execute("UPDATE fence SET token = token - 1 WHERE resource = ?", key))
+                .isInstanceOf(SQLException.class)
+                .hasMessageContaining("may not go down from 7 to 6");
+        assertThat(store.read(key).map(Fence::token)).contains(new FencingToken(7));
+    }
+
+    @Test
+    void theDatabaseStillLetsAFenceGoUp() throws SQLException {
+        ResourceKey key = recorded(7);
+
+        assertThat(execute("UPDATE fence SET token = token + 1 WHERE resource = ?", key)).isEqualTo(1);
+        assertThat(store.read(key).map(Fence::token)).contains(new FencingToken(8));
+    }
+
+    @Test
+    void theDatabaseRefusesToDeleteAFence() throws SQLException {
+        ResourceKey key = recorded(3);
+
+        assertThatThrownBy(() -> execute("DELETE FROM fence WHERE resource = ?", key))
+                .isInstanceOf(SQLException.class)
+                .hasMessageContaining("never deleted");
+        assertThatThrownBy(() -> execute("DELETE FROM fence", null))
+                .isInstanceOf(SQLException.class)
+                .hasMessageContaining("never deleted");
+        assertThat(store.read(key).map(Fence::token)).contains(new FencingToken(3));
+    }
+
+    @Test
+    void aStoreThatCannotReachItsDatabaseThrowsUnavailableNamingTheResource() {
+        FenceDatabase closed = TestPostgres.migrated(getClass().getSimpleName() + "_closed");
+        closed.close();
+        PostgresFenceStore unreachable = new PostgresFenceStore(closed.dataSource());
+        ResourceKey key = new ResourceKey("/unreachable");
+
+        assertThatThrownBy(() -> unreachable.admit(new FenceClaim(key, new FencingToken(1), Optional.empty())))
+                .isInstanceOf(FenceStoreUnavailableException.class)
+                .hasMessageContaining("/unreachable");
+        assertThatThrownBy(() -> unreachable.read(key))
+                .isInstanceOf(FenceStoreUnavailableException.class)
+                .hasMessageContaining("/unreachable");
+    }
+
+    private static ResourceKey recorded(long token) {
+        ResourceKey key = new ResourceKey("/trigger/" + UUID.randomUUID());
+        store.admit(new FenceClaim(key, new FencingToken(token), Optional.of(new Holder("a"))));
+        return key;
+    }
+
+    private static int execute(String sql, ResourceKey key) throws SQLException {
+        try (Connection connection = database.dataSource().getConnection();
+             PreparedStatement statement = connection.prepareStatement(sql)) {
+            if (key != null) {
+                statement.setString(1, key.value());
+            }
+            return statement.executeUpdate();
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package dev.fencegate.testing;
+
+import dev.fencegate.Gateway;
+import dev.fencegate.config.DatabaseConfig;
+import dev.fencegate.config.GatewayConfig;
+import dev.fencegate.config.HostPort;
+import dev.fencegate.config.Limits;
+import dev.fencegate.demo.MemoryObjectStore;
+import java.io.IOException;
+import java.net.URI;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** A real gateway on loopback, in front of a real in-memory HTTP store, fenced in a schema of its own. */
+public final class GatewayHarness implements AutoCloseable {
+
+    public final MemoryObjectStore store;
+    public final Gateway gateway;
+    public final String schema;
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    private GatewayHarness(MemoryObjectStore store, Gateway gateway, String schema) {
+        this.store = store;
+        this.gateway = gateway;
+        this.schema = schema;
+    }
+
+    public static GatewayHarness start(String owner) {
+        return start(MemoryObjectStore.Options.loopback(), TestPostgres.config(TestPostgres.newSchema(owner)), Duration.ofSeconds(10));
+    }
+
+    public static GatewayHarness start(MemoryObjectStore.Options storeOptions, DatabaseConfig database, Duration upstreamTimeout) {
+        MemoryObjectStore store = MemoryObjectStore.start(storeOptions);
+        try {
+            Gateway gateway = Gateway.start(config(URI.create("http://127.0.0.1:" + store.port()), database, upstreamTimeout));
+            return new GatewayHarness(store, gateway, database.schema());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            store.close();
+            throw new IllegalStateException(e);
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    public static GatewayConfig config(URI upstream, DatabaseConfig database, Duration upstreamTimeout) {
+        return new GatewayConfig(new HostPort("127.0.0.1", 0), new HostPort("127.0.0.1", 0), upstream, database,
+                Duration.ofSeconds(2), upstreamTimeout, Duration.ofSeconds(5), Limits.defaults(), 2);
+    }
+
+    public int port() {
+        return gateway.port();
+    }
+
+    public URI uri(String target) {
+        return URI.create("http://127.0.0.1:" + gateway.port() + target);
+    }
+
+    public HttpResponse<String> put(String path, long token, String body) {
+        return send(HttpRequest.newBuilder(uri(path)).header("Fencing-Token", Long.toString(token))
+                .PUT(HttpRequest.BodyPublishers.ofString(body)).build());
+    }
+
+    public HttpResponse<String> put(String path, long token, String holder, String body) {
+        return send(HttpRequest.newBuilder(uri(path)).header("Fencing-Token", Long.toString(token))
+                .header("Fencing-Holder", holder).PUT(HttpRequest.BodyPublishers.ofString(body)).build());
+    }
+
+    public HttpResponse<String> get(String path) {
+        return send(HttpRequest.newBuilder(uri(path)).GET().build());
+    }
+
+    public HttpResponse<String> send(HttpRequest request) {
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The fence recorded for {@code resource}, read straight from the table; -1 when there is none. */
+    public long fenceRow(String resource) {
+        var server = TestPostgres.server();
+        try (Connection connection = DriverManager.getConnection(server.url(), server.user(), server.password());
+             PreparedStatement select = connection.prepareStatement("SELECT token FROM " + schema + ".fence WHERE resource = ?")) {
+            select.setString(1, resource);
+            try (ResultSet row = select.executeQuery()) {
+                return row.next() ? row.getLong(1) : -1;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public RawHttp raw() throws IOException {
+        return RawHttp.connect(gateway.port());
+    }
+
+    @Override
+    public void close() {
+        gateway.close();
+        store.close();
+    }
+}

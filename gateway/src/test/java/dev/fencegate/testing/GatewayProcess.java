@@ -1,0 +1,110 @@
+package dev.fencegate.testing;
+
+import dev.fencegate.config.DatabaseConfig;
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.awaitility.Awaitility;
+
+/** The packaged gateway jar run as its own process, as an operator would run it. */
+public final class GatewayProcess implements AutoCloseable {
+
+    public static final Path JAR = Path.of("target", "fencegate.jar");
+
+    private final Process process;
+    private final int port;
+    private final int adminPort;
+    private final Path log;
+
+    private GatewayProcess(Process process, int port, int adminPort, Path log) {
+        this.process = process;
+        this.port = port;
+        this.adminPort = adminPort;
+        this.log = log;
+    }
+
+    public static GatewayProcess start(List<String> jvmOptions, int storePort, DatabaseConfig database, String... extra) throws IOException {
+        int port = freePort();
+        int adminPort = freePort();
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", JAR.toString(), "serve",
+                "--listen", "127.0.0.1:" + port, "--admin-listen", "127.0.0.1:" + adminPort,
+                "--upstream", "http://127.0.0.1:" + storePort,
+                "--db-url", database.url(), "--db-schema", database.schema(), "--db-user", database.user()));
+        command.addAll(List.of(extra));
+        Path log = Files.createTempFile("fencegate-process", ".log");
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        GatewayProcess gateway = new GatewayProcess(process, port, adminPort, log);
+        try {
+            Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> !process.isAlive() || gateway.ready());
+        } catch (RuntimeException e) {
+            gateway.close();
+            throw new IllegalStateException("gateway did not become ready:\n" + gateway.output(), e);
+        }
+        if (!process.isAlive()) {
+            throw new IllegalStateException("gateway exited with " + process.exitValue() + ":\n" + gateway.output());
+        }
+        return gateway;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public Process process() {
+        return process;
+    }
+
+    public boolean ready() {
+        try {
+            return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/readyz"))
+                    .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    public String output() {
+        try {
+            return Files.readString(log);
+        } catch (IOException e) {
+            return "(no output: " + e.getMessage() + ")";
+        }
+    }
+
+    public static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(15, java.util.concurrent.TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+        File file = log.toFile();
+        file.deleteOnExit();
+    }
+}
