@@ -4,6 +4,7 @@ import dev.fencegate.config.DatabaseConfig;
 import dev.fencegate.config.GatewayConfig;
 import dev.fencegate.config.HostPort;
 import dev.fencegate.config.Limits;
+import dev.fencegate.config.SafetyConfig;
 import dev.fencegate.demo.MemoryObjectStore;
 import dev.fencegate.store.LocalPostgres;
 import java.net.URI;
@@ -45,7 +46,7 @@ final class DemoCommand implements Callable<Integer> {
             GatewayConfig config = new GatewayConfig(new HostPort("127.0.0.1", 0), new HostPort("127.0.0.1", 0),
                     URI.create("http://127.0.0.1:" + store.port()),
                     new DatabaseConfig(postgres.url(), "fencegate_demo", postgres.user(), postgres.password(), 4, Duration.ofSeconds(2)),
-                    Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(30), Limits.defaults(), 2);
+                    Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(30), Limits.defaults(), SafetyConfig.defaults(), 2);
             try (Gateway gateway = Gateway.start(config)) {
                 say("gateway: data port " + gateway.port() + ", admin port " + gateway.adminPort()
                         + ", in front of an in-memory store on port " + store.port());

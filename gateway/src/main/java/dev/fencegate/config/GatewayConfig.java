@@ -13,6 +13,7 @@ public record GatewayConfig(
         Duration upstreamTimeout,
         Duration clientIdleTimeout,
         Limits limits,
+        SafetyConfig safety,
         int ioThreads) {
 
     public GatewayConfig {

@@ -62,6 +62,18 @@ public final class GatewayOptions {
     @Option(names = "--max-header-size", defaultValue = "${env:FENCEGATE_MAX_HEADER_SIZE:-16384}", description = "Largest header block in bytes; larger gets 431 (default ${DEFAULT-VALUE}).")
     int maxHeaderSize;
 
+    @Option(names = "--allow-unsafe-durability", defaultValue = "${env:FENCEGATE_ALLOW_UNSAFE_DURABILITY:-false}",
+            description = "Serve writes even when the database can lose acknowledged commits (env FENCEGATE_ALLOW_UNSAFE_DURABILITY; default ${DEFAULT-VALUE}).")
+    boolean allowUnsafeDurability;
+
+    @Option(names = "--require-sync-standby", defaultValue = "${env:FENCEGATE_REQUIRE_SYNC_STANDBY:-false}",
+            description = "Refuse writes unless a synchronous standby confirms every fence commit (env FENCEGATE_REQUIRE_SYNC_STANDBY; default ${DEFAULT-VALUE}).")
+    boolean requireSyncStandby;
+
+    @Option(names = "--remembered-fences", defaultValue = "${env:FENCEGATE_REMEMBERED_FENCES:-100000}",
+            description = "Resources whose highest admitted token each instance remembers, to refuse regressions after a database loss (default ${DEFAULT-VALUE}).")
+    int rememberedFences;
+
     @Option(names = "--io-threads", defaultValue = "${env:FENCEGATE_IO_THREADS:-0}", description = "Event loop threads; 0 means one per core (default ${DEFAULT-VALUE}).")
     int ioThreads;
 
@@ -74,7 +86,8 @@ public final class GatewayOptions {
         return new GatewayConfig(listen, adminListen, upstream,
                 new DatabaseConfig(dbUrl, dbSchema, dbUser, dbPassword, dbPoolSize, fenceTimeout),
                 upstreamConnectTimeout, upstreamTimeout, clientIdleTimeout,
-                new Limits(maxUriLength, maxHeaderSize, 0), threads);
+                new Limits(maxUriLength, maxHeaderSize, 0),
+                new SafetyConfig(allowUnsafeDurability, requireSyncStandby, rememberedFences), threads);
     }
 
     static final class HostPortConverter implements ITypeConverter<HostPort> {

@@ -50,6 +50,13 @@ public final class FenceChecker implements AutoCloseable {
                 .exceptionally(failure -> new FenceDecision.Unavailable(describe(claim, failure)));
     }
 
+    /**
+     * Called once for every admitted claim when its write is done with the store. With
+     * {@code outcomeKnown} false the store may still apply it (a timeout or reset after bytes went out).
+     */
+    public void finished(FenceClaim claim, boolean outcomeKnown) {
+    }
+
     private FenceDecision admitBefore(long deadline, FenceClaim claim) {
         if (System.nanoTime() - deadline > 0) {
             // Waited in the queue past the bound: the caller has already been answered 503.

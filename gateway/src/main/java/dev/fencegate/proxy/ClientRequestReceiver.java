@@ -106,7 +106,7 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
         }
         switch (WriteClassifier.classify(head.method().name())) {
             case REFUSED -> refuse(Problem.of(Outcome.METHOD_NOT_ALLOWED, "method " + head.method() + " is not served"));
-            case READ -> forward();
+            case READ -> forward(StoreExchange.AfterStore.NOTHING);
             case WRITE -> checkFence(head);
         }
     }
@@ -128,18 +128,18 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
         if (state != State.CHECKING_FENCE) {
             return; // the client went away meanwhile
         }
-        if (decision instanceof FenceDecision.Admitted) {
-            forward();
+        if (decision instanceof FenceDecision.Admitted admitted) {
+            forward(outcomeKnown -> runtime.fences().finished(admitted.claim(), outcomeKnown));
         } else {
             refuse(Problem.of(decision));
         }
     }
 
-    private void forward() {
+    private void forward(StoreExchange.AfterStore afterStore) {
         state = State.FORWARDING;
         boolean expectContinue = HttpUtil.is100ContinueExpected(request);
         exchange = new StoreExchange(ctx, request, runtime.upstreamPathPrefix() + request.uri(), expectContinue,
-                runtime.storeConnections(), this);
+                runtime.storeConnections(), this, afterStore);
         exchange.start(runtime.upstreamTimeoutMillis());
     }
 

@@ -44,7 +44,9 @@ final class StoreExchange {
     private final boolean expectContinue;
     private final StoreConnections connections;
     private final Listener listener;
+    private final AfterStore afterStore;
     private Channel store;
+    private boolean sentToStore;
     private ScheduledFuture<?> deadline;
     private boolean requestComplete;
     private boolean responseStarted;
@@ -54,14 +56,22 @@ final class StoreExchange {
     private boolean storeReadPending;
     private boolean finished;
 
+    /** Told once when the exchange ends, whether the store's outcome is known. */
+    interface AfterStore {
+        AfterStore NOTHING = outcomeKnown -> { };
+
+        void ended(boolean outcomeKnown);
+    }
+
     StoreExchange(ChannelHandlerContext client, HttpRequest request, String target, boolean expectContinue,
-                  StoreConnections connections, Listener listener) {
+                  StoreConnections connections, Listener listener, AfterStore afterStore) {
         this.client = client;
         this.request = request;
         this.target = target;
         this.expectContinue = expectContinue;
         this.connections = connections;
         this.listener = listener;
+        this.afterStore = afterStore;
     }
 
     void start(long timeoutMillis) {
@@ -85,6 +95,7 @@ final class StoreExchange {
         // The gateway answered (or will answer) the expectation itself.
         headers.remove(HttpHeaderNames.EXPECT);
         store.writeAndFlush(new DefaultHttpRequest(HttpVersion.HTTP_1_1, request.method(), target, headers));
+        sentToStore = true;
         store.read();
         if (expectContinue) {
             client.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
@@ -178,6 +189,7 @@ final class StoreExchange {
     void onClientClosed() {
         if (!finished) {
             finished = true;
+            afterStore.ended(!sentToStore);
             cancelDeadline();
             if (store != null) {
                 store.close();
@@ -202,6 +214,7 @@ final class StoreExchange {
 
     private void complete() {
         finished = true;
+        afterStore.ended(true);
         cancelDeadline();
         StoreResponseReceiver receiver = store.pipeline().get(StoreResponseReceiver.class);
         receiver.unbind();
@@ -213,8 +226,10 @@ final class StoreExchange {
         listener.exchangeCompleted(requestComplete && willKeepClient());
     }
 
+    /** A failure after bytes went to the store leaves its outcome unknown: it may still apply them. */
     private void fail(Outcome outcome, String detail) {
         finished = true;
+        afterStore.ended(!sentToStore);
         cancelDeadline();
         if (store != null) {
             store.pipeline().get(StoreResponseReceiver.class).unbind();

@@ -5,6 +5,7 @@ import dev.fencegate.config.DatabaseConfig;
 import dev.fencegate.config.GatewayConfig;
 import dev.fencegate.config.HostPort;
 import dev.fencegate.config.Limits;
+import dev.fencegate.config.SafetyConfig;
 import dev.fencegate.demo.MemoryObjectStore;
 import java.io.IOException;
 import java.net.URI;
@@ -53,7 +54,7 @@ public final class GatewayHarness implements AutoCloseable {
 
     public static GatewayConfig config(URI upstream, DatabaseConfig database, Duration upstreamTimeout) {
         return new GatewayConfig(new HostPort("127.0.0.1", 0), new HostPort("127.0.0.1", 0), upstream, database,
-                Duration.ofSeconds(2), upstreamTimeout, Duration.ofSeconds(5), Limits.defaults(), 2);
+                Duration.ofSeconds(2), upstreamTimeout, Duration.ofSeconds(5), Limits.defaults(), SafetyConfig.defaults(), 2);
     }
 
     public int port() {
