@@ -1,0 +1,17 @@
+package dev.fencegate.loadtest.compare;
+
+import java.net.URI;
+import java.util.Optional;
+
+/** One thing the comparison sends load to; a gateway target carries its process for sampling. */
+record Target(String id, String store, Route route, URI url, Optional<ManagedProcess> gateway) {
+
+    String name() {
+        return store + " " + route.label();
+    }
+
+    /** Each target writes its own resources, so two gateways never share fence rows. */
+    String pathPrefix() {
+        return "/loadtest/" + id;
+    }
+}

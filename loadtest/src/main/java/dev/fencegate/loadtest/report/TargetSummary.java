@@ -1,0 +1,26 @@
+package dev.fencegate.loadtest.report;
+
+import dev.fencegate.loadtest.LatencySummary;
+import java.util.List;
+
+/** One target over all rounds: saturation throughput, latency at each offered rate, gateway cost. */
+public record TargetSummary(String target, String store, String route, Saturation saturation,
+                            List<RatePoint> rates, CostPerWrite costPerWrite) {
+
+    /** Throughput median and spread over rounds; latency from the rounds' merged histograms. */
+    public record Saturation(double medianThroughput, double minThroughput, double maxThroughput,
+                             LatencySummary latencyMs, long errors) {
+    }
+
+    public record RatePoint(double offeredRate, double throughput, LatencySummary latencyMs, long errors) {
+    }
+
+    /**
+     * Null for targets without a gateway. PostgreSQL figures are server- and database-wide; the
+     * net ones subtract the background rate. Commit figures are null when PostgreSQL was not
+     * readable, net figures when no background was measured.
+     */
+    public record CostPerWrite(double gatewayCpuMicros, double postgresCpuMicros, Double postgresCpuMicrosNet,
+                               Double commits, Double commitsNet, double maxGatewayRssMiB) {
+    }
+}
