@@ -4,17 +4,17 @@ import java.util.Arrays;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The command line: {@code serve} (the default), {@code demo} and {@code store}. */
+/** The command line: {@code serve} (the default), {@code check-config}, {@code demo} and {@code store}. */
 @Command(name = "fencegate", mixinStandardHelpOptions = true, version = "fencegate 0.1.0",
         description = "A reverse proxy that refuses writes carrying a stale fencing token.",
-        subcommands = {ServeCommand.class, DemoCommand.class, StoreCommand.class})
+        subcommands = {ServeCommand.class, CheckConfigCommand.class, DemoCommand.class, StoreCommand.class, SignCommand.class})
 public final class Fencegate {
 
     public static void main(String[] args) {
         System.exit(commandLine().execute(withDefaultCommand(args)));
     }
 
-    static CommandLine commandLine() {
+    public static CommandLine commandLine() {
         return new CommandLine(new Fencegate());
     }
 

@@ -1,16 +1,15 @@
 package dev.fencegate;
 
+import dev.fencegate.admin.AdminAuth;
 import dev.fencegate.admin.AdminEndpoints;
+import dev.fencegate.admin.FenceAdmin;
 import dev.fencegate.admin.Readiness;
 import dev.fencegate.config.GatewayConfig;
-import dev.fencegate.fence.FenceChecker;
-import dev.fencegate.fence.FenceStore;
 import dev.fencegate.observability.GatewayMetrics;
+import dev.fencegate.observability.RuntimeMetrics;
 import dev.fencegate.proxy.AdminServer;
 import dev.fencegate.proxy.GatewayServer;
-import dev.fencegate.store.FenceDatabase;
-import dev.fencegate.store.FenceStoreMonitor;
-import dev.fencegate.store.PostgresFenceStore;
+import dev.fencegate.store.FenceService;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
@@ -21,61 +20,47 @@ import org.slf4j.LoggerFactory;
 public final class Gateway implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Gateway.class);
-    private static final int CHECK_QUEUE_PER_THREAD = 256;
-    private static final Duration MONITOR_INTERVAL = Duration.ofSeconds(1);
     private static final Duration DRAIN = Duration.ofSeconds(10);
 
     private final Readiness readiness;
-    private final FenceDatabase database;
-    private final FenceStoreMonitor monitor;
-    private final FenceChecker checker;
+    private final FenceService fences;
     private final AdminServer admin;
     private final GatewayServer server;
+    private final RuntimeMetrics runtimeMetrics;
 
-    private Gateway(Readiness readiness, FenceDatabase database, FenceStoreMonitor monitor, FenceChecker checker,
-                    AdminServer admin, GatewayServer server) {
+    private Gateway(Readiness readiness, FenceService fences, AdminServer admin, GatewayServer server,
+                    RuntimeMetrics runtimeMetrics) {
         this.readiness = readiness;
-        this.database = database;
-        this.monitor = monitor;
-        this.checker = checker;
+        this.fences = fences;
         this.admin = admin;
         this.server = server;
+        this.runtimeMetrics = runtimeMetrics;
     }
 
     public static Gateway start(GatewayConfig config) throws InterruptedException {
         Readiness readiness = new Readiness();
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        FenceDatabase database = FenceDatabase.open(config.database());
-        FenceStoreMonitor monitor = new FenceStoreMonitor(database, readiness);
-        monitor.start(MONITOR_INTERVAL);
-        FenceStore store = new PostgresFenceStore(database.dataSource());
-        int threads = config.database().poolSize();
-        FenceChecker checker = new FenceChecker(store, threads, threads * CHECK_QUEUE_PER_THREAD,
-                config.database().checkTimeout(), () -> describePool(database));
+        FenceService fences = FenceService.start(config, readiness, registry);
+        // Hikari takes a registry on a running pool (once): connections, pending threads, acquire times.
+        fences.database().dataSource().setMetricRegistry(registry);
+        RuntimeMetrics runtimeMetrics = RuntimeMetrics.bindTo(registry);
         AdminServer admin = null;
         try {
-            admin = AdminServer.start(config.adminListen(), new AdminEndpoints(readiness, registry));
-            GatewayServer server = GatewayServer.start(config, checker, new GatewayMetrics(registry));
+            admin = AdminServer.start(config.adminListen(), new AdminEndpoints(readiness, registry,
+                    FenceAdmin.over(fences.store()), AdminAuth.of(config.operations().adminTokenIfSet())));
+            GatewayServer server = GatewayServer.start(config, fences.checker(), new GatewayMetrics(registry));
             readiness.serving();
             log.info("Fencegate ready on {} (admin {}), fences in {}", config.listen(), config.adminListen(),
                     config.database().describe());
-            return new Gateway(readiness, database, monitor, checker, admin, server);
+            return new Gateway(readiness, fences, admin, server, runtimeMetrics);
         } catch (InterruptedException | RuntimeException e) {
             if (admin != null) {
                 admin.close();
             }
-            checker.close();
-            monitor.close();
-            database.close();
+            runtimeMetrics.close();
+            fences.close();
             throw e;
         }
-    }
-
-    private static String describePool(FenceDatabase database) {
-        var pool = database.pool();
-        return pool == null ? "pool not started"
-                : "pool active=" + pool.getActiveConnections() + " idle=" + pool.getIdleConnections()
-                + " waiting=" + pool.getThreadsAwaitingConnection();
     }
 
     public int port() {
@@ -95,10 +80,9 @@ public final class Gateway implements AutoCloseable {
     public void close() {
         readiness.draining();
         server.close(DRAIN);
-        checker.close();
-        monitor.close();
+        fences.close();
         admin.close();
-        database.close();
+        runtimeMetrics.close();
         log.info("Fencegate stopped");
     }
 }

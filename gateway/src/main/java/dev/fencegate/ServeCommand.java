@@ -2,6 +2,7 @@ package dev.fencegate;
 
 import dev.fencegate.config.GatewayConfig;
 import dev.fencegate.config.GatewayOptions;
+import dev.fencegate.observability.Logging;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -33,6 +34,10 @@ final class ServeCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             gateway.close();
             stopped.countDown();
+            // The JVM exits 128+15 after SIGTERM; a completed drain is a clean stop, so say 0.
+            // Halting here is safe: this is the only shutdown hook serve registers, and it is done.
+            Logging.stop();
+            Runtime.getRuntime().halt(0);
         }, "fencegate-shutdown"));
         stopped.await();
         return 0;

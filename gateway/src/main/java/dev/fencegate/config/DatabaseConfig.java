@@ -22,6 +22,12 @@ public record DatabaseConfig(String url, String schema, String user, String pass
         }
     }
 
+    /** Records print every component; this one must not print the password. */
+    @Override
+    public String toString() {
+        return "DatabaseConfig[" + describe() + ", poolSize=" + poolSize + ", checkTimeout=" + Durations.format(checkTimeout) + "]";
+    }
+
     /** For logs and check-config: the password never leaves the process. */
     public String describe() {
         return url + " schema " + schema + " as " + user + (password == null || password.isEmpty() ? "" : " (password set)");

@@ -14,7 +14,16 @@ public record GatewayConfig(
         Duration clientIdleTimeout,
         Limits limits,
         SafetyConfig safety,
-        int ioThreads) {
+        int ioThreads,
+        OperationsConfig operations) {
+
+    /** Without operations settings: no access log, no admin token (so the admin port must be loopback). */
+    public GatewayConfig(HostPort listen, HostPort adminListen, URI upstream, DatabaseConfig database,
+                         Duration upstreamConnectTimeout, Duration upstreamTimeout, Duration clientIdleTimeout,
+                         Limits limits, SafetyConfig safety, int ioThreads) {
+        this(listen, adminListen, upstream, database, upstreamConnectTimeout, upstreamTimeout, clientIdleTimeout,
+                limits, safety, ioThreads, OperationsConfig.defaults());
+    }
 
     public GatewayConfig {
         String scheme = upstream.getScheme();
@@ -33,6 +42,11 @@ public record GatewayConfig(
         requirePositive("--upstream-connect-timeout", upstreamConnectTimeout);
         requirePositive("--upstream-timeout", upstreamTimeout);
         requirePositive("--client-idle-timeout", clientIdleTimeout);
+        if (!adminListen.isLoopback() && operations.adminTokenIfSet().isEmpty()) {
+            // The admin port can raise fences; off loopback it must not be open to whoever reaches it.
+            throw new IllegalArgumentException("--admin-token: missing (expected a token of 16 or more characters,"
+                    + " or FENCEGATE_ADMIN_TOKEN, because --admin-listen " + adminListen + " is not a loopback address)");
+        }
     }
 
     public HostPort upstreamAddress() {

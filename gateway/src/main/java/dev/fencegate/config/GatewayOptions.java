@@ -1,113 +1,167 @@
 package dev.fencegate.config;
 
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.time.Duration;
-import picocli.CommandLine.ITypeConverter;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.Map;
 import picocli.CommandLine.Option;
 
 /**
- * The gateway's settings as flags; each flag's default comes from its FENCEGATE_* environment
- * variable, then from the built-in default. Converted and validated once by {@link #toConfig()}.
+ * The gateway's flags. Each one only records what the command line said; defaults, the
+ * {@code --config} file and FENCEGATE_* variables are layered under it by {@link EffectiveSettings},
+ * and the result is converted and validated once by {@link GatewayConfigReader}.
  */
 public final class GatewayOptions {
 
-    @Option(names = "--listen", paramLabel = "HOST:PORT", converter = HostPortConverter.class,
-            defaultValue = "${env:FENCEGATE_LISTEN:-127.0.0.1:8080}", description = "Data port (env FENCEGATE_LISTEN; default ${DEFAULT-VALUE}).")
-    HostPort listen;
+    private final Map<Setting, String> flags = new EnumMap<>(Setting.class);
+    private Path configFile;
 
-    @Option(names = "--admin-listen", paramLabel = "HOST:PORT", converter = HostPortConverter.class,
-            defaultValue = "${env:FENCEGATE_ADMIN_LISTEN:-127.0.0.1:9090}", description = "Admin port: /livez, /readyz, /metrics (env FENCEGATE_ADMIN_LISTEN; default ${DEFAULT-VALUE}).")
-    HostPort adminListen;
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "YAML file of settings, keys named like the flags without dashes, e.g. 'db-url: ...'; env and flags override it (env FENCEGATE_CONFIG).")
+    void config(Path file) {
+        configFile = file;
+    }
 
-    @Option(names = "--upstream", paramLabel = "URL", converter = UriConverter.class,
-            defaultValue = "${env:FENCEGATE_UPSTREAM}", description = "Base URL of the store, http://HOST[:PORT][/PATH] (env FENCEGATE_UPSTREAM; required).")
-    URI upstream;
+    @Option(names = "--listen", paramLabel = "HOST:PORT", description = "Data port (env FENCEGATE_LISTEN; default 127.0.0.1:8080).")
+    void listen(String value) {
+        flag(Setting.LISTEN, value);
+    }
 
-    @Option(names = "--db-url", paramLabel = "JDBC_URL",
-            defaultValue = "${env:FENCEGATE_DB_URL:-jdbc:postgresql://127.0.0.1:5432/postgres}", description = "Fence database (env FENCEGATE_DB_URL; default ${DEFAULT-VALUE}).")
-    String dbUrl;
+    @Option(names = "--admin-listen", paramLabel = "HOST:PORT",
+            description = "Admin port: /livez, /readyz, /metrics, /fences (env FENCEGATE_ADMIN_LISTEN; default 127.0.0.1:9090).")
+    void adminListen(String value) {
+        flag(Setting.ADMIN_LISTEN, value);
+    }
 
-    @Option(names = "--db-schema", defaultValue = "${env:FENCEGATE_DB_SCHEMA:-public}", description = "Schema of the fence table, created if missing (env FENCEGATE_DB_SCHEMA; default ${DEFAULT-VALUE}).")
-    String dbSchema;
+    @Option(names = "--upstream", paramLabel = "URL", description = "Base URL of the store, http://HOST[:PORT][/PATH] (env FENCEGATE_UPSTREAM; required).")
+    void upstream(String value) {
+        flag(Setting.UPSTREAM, value);
+    }
 
-    @Option(names = "--db-user", defaultValue = "${env:FENCEGATE_DB_USER:-postgres}", description = "Database user (env FENCEGATE_DB_USER; default ${DEFAULT-VALUE}).")
-    String dbUser;
+    @Option(names = "--db-url", paramLabel = "JDBC_URL", description = "Fence database (env FENCEGATE_DB_URL; default jdbc:postgresql://127.0.0.1:5432/postgres).")
+    void dbUrl(String value) {
+        flag(Setting.DB_URL, value);
+    }
 
-    @Option(names = "--db-password", defaultValue = "${env:FENCEGATE_DB_PASSWORD:-}", description = "Database password (env FENCEGATE_DB_PASSWORD; default empty).")
-    String dbPassword;
+    @Option(names = "--db-schema", paramLabel = "NAME", description = "Schema of the fence table, created if missing (env FENCEGATE_DB_SCHEMA; default public).")
+    void dbSchema(String value) {
+        flag(Setting.DB_SCHEMA, value);
+    }
 
-    @Option(names = "--db-pool-size", defaultValue = "${env:FENCEGATE_DB_POOL_SIZE:-16}", description = "Database connections, and fence-check threads (env FENCEGATE_DB_POOL_SIZE; default ${DEFAULT-VALUE}).")
-    int dbPoolSize;
+    @Option(names = "--db-user", paramLabel = "USER", description = "Database user (env FENCEGATE_DB_USER; default postgres).")
+    void dbUser(String value) {
+        flag(Setting.DB_USER, value);
+    }
 
-    @Option(names = "--fence-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
-            defaultValue = "${env:FENCEGATE_FENCE_TIMEOUT:-2s}", description = "Longest wait for a fence decision before a write gets 503 (env FENCEGATE_FENCE_TIMEOUT; default ${DEFAULT-VALUE}).")
-    Duration fenceTimeout;
+    @Option(names = "--db-password", paramLabel = "PASSWORD", description = "Database password; prefer the variable (env FENCEGATE_DB_PASSWORD; default empty).")
+    void dbPassword(String value) {
+        flag(Setting.DB_PASSWORD, value);
+    }
 
-    @Option(names = "--upstream-connect-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
-            defaultValue = "${env:FENCEGATE_UPSTREAM_CONNECT_TIMEOUT:-2s}", description = "Longest wait to connect to the store; then 502 (default ${DEFAULT-VALUE}).")
-    Duration upstreamConnectTimeout;
+    @Option(names = "--db-pool-size", paramLabel = "N", description = "Database connections, and fence-check threads (env FENCEGATE_DB_POOL_SIZE; default 16).")
+    void dbPoolSize(String value) {
+        flag(Setting.DB_POOL_SIZE, value);
+    }
 
-    @Option(names = "--upstream-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
-            defaultValue = "${env:FENCEGATE_UPSTREAM_TIMEOUT:-60s}", description = "Longest a request may take at the store, body included; then 504 (default ${DEFAULT-VALUE}).")
-    Duration upstreamTimeout;
+    @Option(names = "--fence-timeout", paramLabel = "DURATION", description = "Longest wait for a fence decision before a write gets 503 (env FENCEGATE_FENCE_TIMEOUT; default 2s).")
+    void fenceTimeout(String value) {
+        flag(Setting.FENCE_TIMEOUT, value);
+    }
 
-    @Option(names = "--client-idle-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
-            defaultValue = "${env:FENCEGATE_CLIENT_IDLE_TIMEOUT:-30s}", description = "Longest silence from a client mid-request (408) or between requests (close) (default ${DEFAULT-VALUE}).")
-    Duration clientIdleTimeout;
+    @Option(names = "--upstream-connect-timeout", paramLabel = "DURATION", description = "Longest wait to connect to the store; then 502 (env FENCEGATE_UPSTREAM_CONNECT_TIMEOUT; default 2s).")
+    void upstreamConnectTimeout(String value) {
+        flag(Setting.UPSTREAM_CONNECT_TIMEOUT, value);
+    }
 
-    @Option(names = "--max-uri-length", defaultValue = "${env:FENCEGATE_MAX_URI_LENGTH:-8192}", description = "Longest request line; longer gets 414 (default ${DEFAULT-VALUE}).")
-    int maxUriLength;
+    @Option(names = "--upstream-timeout", paramLabel = "DURATION", description = "Longest a request may take at the store, body included; then 504 (env FENCEGATE_UPSTREAM_TIMEOUT; default 60s).")
+    void upstreamTimeout(String value) {
+        flag(Setting.UPSTREAM_TIMEOUT, value);
+    }
 
-    @Option(names = "--max-header-size", defaultValue = "${env:FENCEGATE_MAX_HEADER_SIZE:-16384}", description = "Largest header block in bytes; larger gets 431 (default ${DEFAULT-VALUE}).")
-    int maxHeaderSize;
+    @Option(names = "--client-idle-timeout", paramLabel = "DURATION", description = "Longest silence from a client mid-request (408) or between requests (close) (env FENCEGATE_CLIENT_IDLE_TIMEOUT; default 30s).")
+    void clientIdleTimeout(String value) {
+        flag(Setting.CLIENT_IDLE_TIMEOUT, value);
+    }
 
-    @Option(names = "--allow-unsafe-durability", defaultValue = "${env:FENCEGATE_ALLOW_UNSAFE_DURABILITY:-false}",
-            description = "Serve writes even when the database can lose acknowledged commits (env FENCEGATE_ALLOW_UNSAFE_DURABILITY; default ${DEFAULT-VALUE}).")
-    boolean allowUnsafeDurability;
+    @Option(names = "--max-uri-length", paramLabel = "N", description = "Longest request line; longer gets 414 (env FENCEGATE_MAX_URI_LENGTH; default 8192).")
+    void maxUriLength(String value) {
+        flag(Setting.MAX_URI_LENGTH, value);
+    }
 
-    @Option(names = "--require-sync-standby", defaultValue = "${env:FENCEGATE_REQUIRE_SYNC_STANDBY:-false}",
-            description = "Refuse writes unless a synchronous standby confirms every fence commit (env FENCEGATE_REQUIRE_SYNC_STANDBY; default ${DEFAULT-VALUE}).")
-    boolean requireSyncStandby;
+    @Option(names = "--max-header-size", paramLabel = "N", description = "Largest header block in bytes; larger gets 431 (env FENCEGATE_MAX_HEADER_SIZE; default 16384).")
+    void maxHeaderSize(String value) {
+        flag(Setting.MAX_HEADER_SIZE, value);
+    }
 
-    @Option(names = "--remembered-fences", defaultValue = "${env:FENCEGATE_REMEMBERED_FENCES:-100000}",
-            description = "Resources whose highest admitted token each instance remembers, to refuse regressions after a database loss (default ${DEFAULT-VALUE}).")
-    int rememberedFences;
+    @Option(names = "--allow-unsafe-durability", paramLabel = "BOOL", arity = "0..1", fallbackValue = "true",
+            description = "Serve writes even when the database can lose acknowledged commits (env FENCEGATE_ALLOW_UNSAFE_DURABILITY; default false).")
+    void allowUnsafeDurability(String value) {
+        flag(Setting.ALLOW_UNSAFE_DURABILITY, value);
+    }
 
-    @Option(names = "--io-threads", defaultValue = "${env:FENCEGATE_IO_THREADS:-0}", description = "Event loop threads; 0 means one per core (default ${DEFAULT-VALUE}).")
-    int ioThreads;
+    @Option(names = "--require-sync-standby", paramLabel = "BOOL", arity = "0..1", fallbackValue = "true",
+            description = "Refuse writes unless a synchronous standby confirms every fence commit (env FENCEGATE_REQUIRE_SYNC_STANDBY; default false).")
+    void requireSyncStandby(String value) {
+        flag(Setting.REQUIRE_SYNC_STANDBY, value);
+    }
 
-    /** Builds the validated, immutable config; the message of any failure names the setting. */
+    @Option(names = "--remembered-fences", paramLabel = "N", description = "Resources whose highest admitted token each instance remembers, to refuse regressions after a database loss (env FENCEGATE_REMEMBERED_FENCES; default 100000).")
+    void rememberedFences(String value) {
+        flag(Setting.REMEMBERED_FENCES, value);
+    }
+
+    @Option(names = "--token-key-file", paramLabel = "FILE", description = "Require every token to carry its issuer's signature (Fencing-Token-Signature), made with the key in this file (env FENCEGATE_TOKEN_KEY_FILE; default none).")
+    void tokenKeyFile(String value) {
+        flag(Setting.TOKEN_KEY_FILE, value);
+    }
+
+    @Option(names = "--io-threads", paramLabel = "N", description = "Event loop threads; 0 means one per core (env FENCEGATE_IO_THREADS; default 0).")
+    void ioThreads(String value) {
+        flag(Setting.IO_THREADS, value);
+    }
+
+    @Option(names = "--access-log", paramLabel = "json|off", description = "One JSON line per request on stdout, logger fencegate.access (env FENCEGATE_ACCESS_LOG; default off).")
+    void accessLog(String value) {
+        flag(Setting.ACCESS_LOG, value);
+    }
+
+    @Option(names = "--admin-token", paramLabel = "TOKEN", description = "Bearer token the admin port's /fences endpoints require; needed when --admin-listen is not loopback; prefer the variable (env FENCEGATE_ADMIN_TOKEN; default none).")
+    void adminToken(String value) {
+        flag(Setting.ADMIN_TOKEN, value);
+    }
+
+    private void flag(Setting setting, String value) {
+        // picocli may reset an option to its (absent) default before parsing: null means "not given".
+        if (value == null) {
+            flags.remove(setting);
+        } else {
+            flags.put(setting, value);
+        }
+    }
+
+    /** What the command line set, by setting. */
+    public Map<Setting, String> flags() {
+        return Collections.unmodifiableMap(flags);
+    }
+
+    /** Defaults, then the config file ({@code --config}, else FENCEGATE_CONFIG), then {@code env}, then flags. */
+    public EffectiveSettings settings(Map<String, String> env) {
+        String fromEnv = env.get(Setting.CONFIG_VARIABLE);
+        ConfigFile file = ConfigFile.none();
+        if (configFile != null) {
+            file = ConfigFile.read(configFile, SettingValue.Source.FLAG);
+        } else if (fromEnv != null && !fromEnv.isEmpty()) {
+            file = ConfigFile.read(Path.of(fromEnv), SettingValue.Source.ENV);
+        }
+        return EffectiveSettings.resolve(flags, env, file);
+    }
+
+    public GatewayConfig toConfig(Map<String, String> env) {
+        return GatewayConfigReader.read(settings(env));
+    }
+
+    /** Builds the validated, immutable config from this process's environment; failures name the setting. */
     public GatewayConfig toConfig() {
-        if (upstream == null) {
-            throw new IllegalArgumentException("--upstream: missing (expected the store's base URL, e.g. http://127.0.0.1:9000, or FENCEGATE_UPSTREAM)");
-        }
-        int threads = ioThreads == 0 ? Runtime.getRuntime().availableProcessors() : ioThreads;
-        return new GatewayConfig(listen, adminListen, upstream,
-                new DatabaseConfig(dbUrl, dbSchema, dbUser, dbPassword, dbPoolSize, fenceTimeout),
-                upstreamConnectTimeout, upstreamTimeout, clientIdleTimeout,
-                new Limits(maxUriLength, maxHeaderSize, 0),
-                new SafetyConfig(allowUnsafeDurability, requireSyncStandby, rememberedFences), threads);
-    }
-
-    static final class HostPortConverter implements ITypeConverter<HostPort> {
-        @Override
-        public HostPort convert(String value) {
-            return HostPort.parse(value);
-        }
-    }
-
-    static final class DurationConverter implements ITypeConverter<Duration> {
-        @Override
-        public Duration convert(String value) {
-            return Durations.parse(value);
-        }
-    }
-
-    static final class UriConverter implements ITypeConverter<URI> {
-        @Override
-        public URI convert(String value) throws URISyntaxException {
-            return new URI(value);
-        }
+        return toConfig(System.getenv());
     }
 }

@@ -24,17 +24,25 @@ public record HostPort(String host, int port) {
         } else if (host.contains(":")) {
             throw new IllegalArgumentException("'" + text + "' (expected an IPv6 address in brackets: [IPV6]:PORT)");
         }
-        int port;
-        try {
-            String digits = text.substring(colon + 1);
-            if (!digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
-                throw new NumberFormatException(digits);
-            }
-            port = Integer.parseInt(digits);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("'" + text + "' (expected a numeric port after ':')");
+        String digits = text.substring(colon + 1);
+        if (digits.length() > 5 || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw new IllegalArgumentException("'" + text + "' (expected a numeric port from 0 to 65535 after ':')");
+        }
+        int port = Integer.parseInt(digits);
+        if (port > 65_535) {
+            throw new IllegalArgumentException("'" + text + "' (expected a port from 0 to 65535, got " + port + ")");
         }
         return new HostPort(host, port);
+    }
+
+    /**
+     * Whether only this machine can connect: {@code localhost}, 127.0.0.0/8 or ::1. Decided from
+     * the text, without a DNS lookup; any other name counts as reachable from elsewhere.
+     */
+    public boolean isLoopback() {
+        return host.equalsIgnoreCase("localhost")
+                || host.matches("127\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}")
+                || host.equals("::1") || host.equals("0:0:0:0:0:0:0:1");
     }
 
     @Override

@@ -8,6 +8,7 @@ package dev.fencegate.demo;
  * @param path           the request path without its query string
  * @param fencingToken   the {@code Fencing-Token} header as received, or null
  * @param fencingHolder  the {@code Fencing-Holder} header as received, or null
+ * @param requestId      the {@code X-Request-Id} header as received, or null: lets a test match answers to applies
  * @param bodyLength     bytes in the request body
  * @param appliedAtNanos {@link System#nanoTime()} when the map changed
  */
@@ -17,6 +18,7 @@ public record AppliedWrite(
         String path,
         String fencingToken,
         String fencingHolder,
+        String requestId,
         long bodyLength,
         long appliedAtNanos) {
 }

@@ -3,6 +3,8 @@ package dev.fencegate.demo;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -14,6 +16,7 @@ import io.netty.util.ReferenceCountUtil;
  */
 final class DiscardingRequestHandler extends ChannelInboundHandlerAdapter {
 
+    private HttpHeaders headers = EmptyHttpHeaders.INSTANCE;
     private final WriteHold hold;
     private String method = "";
 
@@ -30,6 +33,7 @@ final class DiscardingRequestHandler extends ChannelInboundHandlerAdapter {
             }
             if (msg instanceof HttpRequest request) {
                 method = request.method().name();
+                headers = request.headers();
             }
             if (msg instanceof LastHttpContent) {
                 answer(ctx);
@@ -42,8 +46,8 @@ final class DiscardingRequestHandler extends ChannelInboundHandlerAdapter {
     private void answer(ChannelHandlerContext ctx) {
         switch (method) {
             case "GET", "HEAD" -> StoreResponses.answer(ctx, HttpResponseStatus.NOT_FOUND);
-            case "PUT", "POST" -> hold.apply(ctx, () -> StoreResponses.answer(ctx, HttpResponseStatus.CREATED));
-            case "DELETE" -> hold.apply(ctx, () -> StoreResponses.answer(ctx, HttpResponseStatus.NO_CONTENT));
+            case "PUT", "POST" -> hold.apply(ctx, headers, () -> StoreResponses.answer(ctx, HttpResponseStatus.CREATED));
+            case "DELETE" -> hold.apply(ctx, headers, () -> StoreResponses.answer(ctx, HttpResponseStatus.NO_CONTENT));
             default -> StoreResponses.answer(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED);
         }
     }

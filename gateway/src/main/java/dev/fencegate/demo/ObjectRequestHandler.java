@@ -34,24 +34,26 @@ final class ObjectRequestHandler extends SimpleChannelInboundHandler<FullHttpReq
                     () -> StoreResponses.answer(ctx, HttpResponseStatus.NOT_FOUND));
             case "PUT", "POST" -> {
                 WriteRequest write = writeOf(request, path);
-                hold.apply(ctx, () -> StoreResponses.answer(ctx,
+                hold.apply(ctx, request.headers(), () -> StoreResponses.answer(ctx,
                         ledger.put(write) ? HttpResponseStatus.CREATED : HttpResponseStatus.NO_CONTENT));
             }
             case "DELETE" -> {
                 WriteRequest write = writeOf(request, path);
-                hold.apply(ctx, () -> StoreResponses.answer(ctx,
+                hold.apply(ctx, request.headers(), () -> StoreResponses.answer(ctx,
                         ledger.delete(write) ? HttpResponseStatus.NO_CONTENT : HttpResponseStatus.NOT_FOUND));
             }
             default -> StoreResponses.answer(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED);
         }
     }
 
+    static final String REQUEST_ID = "X-Request-Id";
+
     // Copies the body out, so no buffer is held during the delay or lost if the loop shuts down.
     private static WriteRequest writeOf(FullHttpRequest request, String path) {
         HttpHeaders headers = request.headers();
         return new WriteRequest(request.method().name(), path,
                 headers.get(HeaderNames.FENCING_TOKEN), headers.get(HeaderNames.FENCING_HOLDER),
-                headers.get(HttpHeaderNames.CONTENT_TYPE), ByteBufUtil.getBytes(request.content()));
+                headers.get(REQUEST_ID), headers.get(HttpHeaderNames.CONTENT_TYPE), ByteBufUtil.getBytes(request.content()));
     }
 
     @Override

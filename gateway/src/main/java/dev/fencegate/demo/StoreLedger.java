@@ -35,7 +35,7 @@ final class StoreLedger {
     // Callers hold the lock, so sequence order, log order and map-change order are one order.
     private void record(WriteRequest write) {
         log.add(new AppliedWrite(++lastSequence, write.method(), write.path(), write.fencingToken(),
-                write.fencingHolder(), write.body().length, System.nanoTime()));
+                write.fencingHolder(), write.requestId(), write.body().length, System.nanoTime()));
     }
 
     Optional<StoredObject> get(String path) {

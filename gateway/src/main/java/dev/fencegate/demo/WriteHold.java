@@ -2,6 +2,7 @@ package dev.fencegate.demo;
 
 import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.HttpHeaders;
 import java.util.concurrent.TimeUnit;
 
 /** Holds each write for its drawn delay on the connection's own event loop, which it never blocks. */
@@ -13,8 +14,13 @@ final class WriteHold {
         this.delays = delays;
     }
 
-    void apply(ChannelHandlerContext ctx, Runnable applyAndAnswer) {
-        long nanos = delays.nextNanos();
+    /** A write may name its own delay, so a test can script which of two writes the store applies first. */
+    static final String DELAY_HEADER = "X-Store-Delay-Ms";
+
+    void apply(ChannelHandlerContext ctx, HttpHeaders headers, Runnable applyAndAnswer) {
+        String named = headers.get(DELAY_HEADER);
+        long nanos = named != null && named.matches("\\d{1,6}") ? TimeUnit.MILLISECONDS.toNanos(Long.parseLong(named))
+                : delays.nextNanos();
         if (nanos == 0) {
             applyAndAnswer.run();
             return;

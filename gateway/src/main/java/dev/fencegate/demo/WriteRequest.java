@@ -6,6 +6,7 @@ record WriteRequest(
         String path,
         String fencingToken,
         String fencingHolder,
+        String requestId,
         String contentType,
         byte[] body) {
 }

@@ -1,68 +1,152 @@
 package dev.fencegate.fence;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
- * Runs blocking {@link FenceStore} calls on a bounded pool of threads, never on an event loop,
- * and turns every failure to answer in time into {@link FenceDecision.Unavailable}: the caller
- * gets a decision, never an exception, and an unchecked write never passes.
+ * Runs fence admissions on a bounded set of threads, never on an event loop, and always
+ * completes with a decision: a store that cannot answer in time yields
+ * {@link FenceDecision.Unavailable}, so an unchecked write never passes. Claims waiting in the
+ * queue are judged together, one store round trip per batch. A claim that must wait for
+ * lower-token writes still in flight is retried, without holding a thread, until they are done
+ * or the drain bound passes.
  */
 public final class FenceChecker implements AutoCloseable {
 
-    private final FenceStore store;
-    private final ThreadPoolExecutor executor;
-    private final Duration timeout;
-    private final Supplier<String> poolState;
+    private static final long FIRST_RETRY_MILLIS = 2;
+    private static final long MAX_RETRY_MILLIS = 50;
+    private static final int MAX_BATCH = 64;
 
-    public FenceChecker(FenceStore store, int threads, int queueLength, Duration timeout, Supplier<String> poolState) {
-        this.store = store;
-        this.timeout = timeout;
-        this.poolState = poolState;
-        AtomicInteger ids = new AtomicInteger();
-        this.executor = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS,
-                new ArrayBlockingQueue<>(queueLength), runnable -> {
-                    Thread thread = new Thread(runnable, "fence-check-" + ids.incrementAndGet());
-                    thread.setDaemon(true);
-                    return thread;
-                }, new ThreadPoolExecutor.AbortPolicy());
+    private record Pending(FenceClaim claim, CompletableFuture<FenceDecision> answer, long deadlineNanos) {
     }
 
-    /** Completes with the store's decision, or with Unavailable when it cannot be had in time. */
-    public CompletableFuture<FenceDecision> check(FenceClaim claim) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        CompletableFuture<FenceDecision> decision;
-        try {
-            decision = CompletableFuture.supplyAsync(() -> admitBefore(deadline, claim), executor);
-        } catch (RejectedExecutionException e) {
-            return CompletableFuture.completedFuture(new FenceDecision.Unavailable(
-                    "fence checks are queued beyond " + executor.getQueue().size() + " waiting (" + poolState.get() + ")"));
+    private final FenceAdmission admission;
+    private final LocalInflight local;
+    private final BlockingQueue<Pending> queue;
+    private final List<Thread> workers = new ArrayList<>();
+    private final Duration timeout;
+    private final Duration drainTimeout;
+    private final Duration unknownOutcomeHold;
+    private final Supplier<Optional<String>> writesRefused;
+    private final Supplier<String> poolState;
+    private volatile boolean closed;
+
+    /**
+     * @param unknownOutcomeHold how long a write whose outcome at the store is unknown still counts as in flight
+     * @param writesRefused      a reason to refuse every write (unsafe durability), or empty
+     */
+    public FenceChecker(FenceAdmission admission, LocalInflight local, int threads, int queueLength, Duration timeout,
+                        Duration drainTimeout, Duration unknownOutcomeHold, Supplier<Optional<String>> writesRefused,
+                        Supplier<String> poolState) {
+        this.admission = admission;
+        this.local = local;
+        this.queue = new ArrayBlockingQueue<>(queueLength);
+        this.timeout = timeout;
+        this.drainTimeout = drainTimeout;
+        this.unknownOutcomeHold = unknownOutcomeHold;
+        this.writesRefused = writesRefused;
+        this.poolState = poolState;
+        for (int i = 1; i <= threads; i++) {
+            Thread worker = new Thread(this::work, "fence-check-" + i);
+            worker.setDaemon(true);
+            worker.start();
+            workers.add(worker);
         }
-        return decision.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
-                .exceptionally(failure -> new FenceDecision.Unavailable(describe(claim, failure)));
     }
 
     /**
-     * Called once for every admitted claim when its write is done with the store. With
-     * {@code outcomeKnown} false the store may still apply it (a timeout or reset after bytes went out).
+     * Completes with the decision for {@code claim}. When it is {@link FenceDecision.Admitted},
+     * the caller must call {@link #finished} once the write is done with the store.
      */
-    public void finished(FenceClaim claim, boolean outcomeKnown) {
+    public CompletableFuture<FenceDecision> check(FenceClaim claim) {
+        Optional<String> refused = writesRefused.get();
+        if (refused.isPresent()) {
+            return CompletableFuture.completedFuture(new FenceDecision.Unavailable(refused.get()));
+        }
+        Optional<FenceDecision> stale = admission.knownStale(claim);
+        if (stale.isPresent()) {
+            return CompletableFuture.completedFuture(stale.get());
+        }
+        local.enter(claim);
+        long drainDeadline = System.nanoTime() + drainTimeout.toNanos();
+        return attempt(claim, drainDeadline, FIRST_RETRY_MILLIS).whenComplete((decision, failure) -> {
+            if (!(decision instanceof FenceDecision.Admitted)) {
+                local.exit(claim);
+            }
+        });
     }
 
-    private FenceDecision admitBefore(long deadline, FenceClaim claim) {
-        if (System.nanoTime() - deadline > 0) {
-            // Waited in the queue past the bound: the caller has already been answered 503.
-            throw new FenceStoreUnavailableException("fence check for " + claim.resource() + " expired in the queue");
+    private CompletableFuture<FenceDecision> attempt(FenceClaim claim, long drainDeadline, long retryMillis) {
+        CompletableFuture<FenceDecision> answer = new CompletableFuture<>();
+        if (closed || !queue.offer(new Pending(claim, answer, System.nanoTime() + timeout.toNanos()))) {
+            return CompletableFuture.completedFuture(new FenceDecision.Unavailable(
+                    "fence checks are queued beyond " + queue.size() + " waiting (" + poolState.get() + ")"));
         }
-        return store.admit(claim);
+        return answer.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                .exceptionally(failure -> new FenceDecision.Unavailable(describe(claim, failure)))
+                .thenCompose(result -> {
+                    if (result instanceof FenceDecision.Draining && System.nanoTime() + retryMillis * 1_000_000 < drainDeadline) {
+                        Executor later = CompletableFuture.delayedExecutor(retryMillis, TimeUnit.MILLISECONDS);
+                        return CompletableFuture.supplyAsync(() -> null, later)
+                                .thenCompose(ignored -> attempt(claim, drainDeadline, Math.min(retryMillis * 2, MAX_RETRY_MILLIS)));
+                    }
+                    return CompletableFuture.completedFuture(result);
+                });
+    }
+
+    /** Takes what is queued, up to a batch, and judges it in one trip; never waits to fill a batch. */
+    private void work() {
+        List<Pending> batch = new ArrayList<>(MAX_BATCH);
+        List<FenceClaim> claims = new ArrayList<>(MAX_BATCH);
+        while (!closed) {
+            try {
+                batch.add(queue.take());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            queue.drainTo(batch, MAX_BATCH - 1);
+            long now = System.nanoTime();
+            // Waited in the queue past the bound: the caller has already been answered 503.
+            batch.removeIf(pending -> now - pending.deadlineNanos() > 0 || pending.answer().isDone());
+            batch.forEach(pending -> claims.add(pending.claim()));
+            try {
+                if (!claims.isEmpty()) {
+                    List<FenceDecision> decisions = admission.attemptAll(claims);
+                    for (int i = 0; i < batch.size(); i++) {
+                        batch.get(i).answer().complete(decisions.get(i));
+                    }
+                }
+            } catch (RuntimeException e) {
+                batch.forEach(pending -> pending.answer().completeExceptionally(e));
+            }
+            batch.clear();
+            claims.clear();
+        }
+    }
+
+    /**
+     * Called once for every admitted claim when its write is done with the store. When the
+     * outcome is unknown (a timeout or reset after bytes went out) the store may still apply the
+     * write, so it keeps counting as in flight for a while longer.
+     */
+    public void finished(FenceClaim claim, boolean outcomeKnown) {
+        if (outcomeKnown) {
+            local.exit(claim);
+        } else {
+            CompletableFuture.delayedExecutor(unknownOutcomeHold.toMillis(), TimeUnit.MILLISECONDS)
+                    .execute(() -> local.exit(claim));
+        }
     }
 
     private String describe(FenceClaim claim, Throwable failure) {
@@ -76,14 +160,19 @@ public final class FenceChecker implements AutoCloseable {
 
     @Override
     public void close() {
-        executor.shutdown();
-        try {
-            if (!executor.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                executor.shutdownNow();
+        closed = true;
+        workers.forEach(Thread::interrupt);
+        for (Thread worker : workers) {
+            try {
+                worker.join(timeout.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
             }
-        } catch (InterruptedException e) {
-            executor.shutdownNow();
-            Thread.currentThread().interrupt();
+        }
+        Pending left;
+        while ((left = queue.poll()) != null) {
+            left.answer().complete(new FenceDecision.Unavailable("gateway shutting down"));
         }
     }
 }

@@ -6,7 +6,7 @@ import java.util.Optional;
 public sealed interface FenceDecision {
 
     /** Lets Java 17 code switch exhaustively over the decisions (no pattern switch before 21). */
-    enum Kind { ADMITTED, STALE, REUSED, MISSING_TOKEN, MALFORMED_TOKEN, MALFORMED_HOLDER, UNAVAILABLE }
+    enum Kind { ADMITTED, STALE, REUSED, DRAINING, MISSING_TOKEN, MALFORMED_TOKEN, MALFORMED_HOLDER, UNAVAILABLE }
 
     Kind kind();
 
@@ -35,6 +35,17 @@ public sealed interface FenceDecision {
         @Override
         public Kind kind() {
             return Kind.REUSED;
+        }
+    }
+
+    /**
+     * The claim is at or above the fence, but a write with a lower token to the same resource may
+     * still be on its way to the store; forwarding now could let it land after this one.
+     */
+    record Draining(FenceClaim claim, Fence current) implements FenceDecision {
+        @Override
+        public Kind kind() {
+            return Kind.DRAINING;
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.fencegate.fence;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -15,6 +17,20 @@ public interface FenceStore {
      * @throws FenceStoreUnavailableException when the store cannot answer; the write must be refused
      */
     FenceDecision admit(FenceClaim claim);
+
+    /**
+     * Judges several claims together, in order, as {@link #admit} would one by one; a claim that
+     * alone could not be judged gets {@link FenceDecision.Unavailable}.
+     *
+     * @throws FenceStoreUnavailableException when none of them could be judged
+     */
+    default List<FenceDecision> admitAll(List<FenceClaim> claims) {
+        List<FenceDecision> decisions = new ArrayList<>(claims.size());
+        for (FenceClaim claim : claims) {
+            decisions.add(admit(claim));
+        }
+        return decisions;
+    }
 
     /** The fence recorded for a resource, if any. */
     Optional<Fence> read(ResourceKey resource);

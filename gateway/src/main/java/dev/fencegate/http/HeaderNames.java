@@ -5,6 +5,7 @@ public final class HeaderNames {
 
     public static final String FENCING_TOKEN = "Fencing-Token";
     public static final String FENCING_HOLDER = "Fencing-Holder";
+    public static final String FENCING_TOKEN_SIGNATURE = "Fencing-Token-Signature";
 
     private HeaderNames() {
     }

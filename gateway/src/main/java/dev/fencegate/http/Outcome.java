@@ -3,38 +3,45 @@ package dev.fencegate.http;
 import dev.fencegate.fence.FenceDecision;
 
 /**
- * The single table from what happened to a request to its HTTP status, problem type and metric
- * tag. Nothing else in the gateway picks a status code.
+ * The single table from what happened to a request to its HTTP status, problem type, metric
+ * tag and S3 error code. Nothing else in the gateway picks a status code.
  */
 public enum Outcome {
-    FORWARDED(0, "forwarded", "Forwarded to the store"),
-    STALE_TOKEN(412, "stale-token", "Fencing token is below the fence"),
-    REUSED_TOKEN(412, "reused-token", "Fencing token was granted to another holder"),
-    MISSING_TOKEN(428, "missing-token", "Fencing token required"),
-    MALFORMED_TOKEN(400, "malformed-token", "Malformed fencing token"),
-    MALFORMED_HOLDER(400, "malformed-holder", "Malformed fencing holder"),
-    AMBIGUOUS_PATH(400, "ambiguous-path", "Ambiguous resource path"),
-    BAD_REQUEST(400, "bad-request", "Malformed request"),
-    METHOD_NOT_ALLOWED(405, "method-not-allowed", "Method not allowed"),
-    REQUEST_TIMEOUT(408, "request-timeout", "Request not received in time"),
-    PAYLOAD_TOO_LARGE(413, "payload-too-large", "Request body too large"),
-    URI_TOO_LONG(414, "uri-too-long", "Request target too long"),
-    EXPECTATION_FAILED(417, "expectation-failed", "Unsupported expectation"),
-    HEADERS_TOO_LARGE(431, "headers-too-large", "Request header fields too large"),
-    FENCE_UNAVAILABLE(503, "fence-unavailable", "Fence store unavailable; write refused"),
-    STORE_UNREACHABLE(502, "store-unreachable", "Store unreachable"),
-    STORE_TIMEOUT(504, "store-timeout", "Store did not answer in time");
+    FORWARDED(0, "forwarded", "Forwarded to the store", ""),
+    STALE_TOKEN(412, "stale-token", "Fencing token is below the fence", "FencingTokenStale"),
+    REUSED_TOKEN(412, "reused-token", "Fencing token was granted to another holder", "FencingTokenReused"),
+    MISSING_TOKEN(428, "missing-token", "Fencing token required", "FencingTokenMissing"),
+    MALFORMED_TOKEN(400, "malformed-token", "Malformed fencing token", "FencingTokenMalformed"),
+    UNSIGNED_TOKEN(401, "unsigned-token", "Fencing token not signed by its issuer", "FencingTokenUnsigned"),
+    BAD_TOKEN_SIGNATURE(403, "bad-token-signature", "Fencing token signature does not match", "FencingTokenSignatureMismatch"),
+    MALFORMED_HOLDER(400, "malformed-holder", "Malformed fencing holder", "FencingHolderMalformed"),
+    AMBIGUOUS_PATH(400, "ambiguous-path", "Ambiguous resource path", "FencegateAmbiguousPath"),
+    AMBIGUOUS_HOST(400, "ambiguous-host", "Bucket named by the Host header", "FencegateVirtualHostStyle"),
+    BAD_REQUEST(400, "bad-request", "Malformed request", "FencegateBadRequest"),
+    METHOD_NOT_ALLOWED(405, "method-not-allowed", "Method not allowed", "FencegateMethodNotAllowed"),
+    REQUEST_TIMEOUT(408, "request-timeout", "Request not received in time", "FencegateClientTimeout"),
+    PAYLOAD_TOO_LARGE(413, "payload-too-large", "Request body too large", "FencegateBodyTooLarge"),
+    URI_TOO_LONG(414, "uri-too-long", "Request target too long", "FencegateUriTooLong"),
+    EXPECTATION_FAILED(417, "expectation-failed", "Unsupported expectation", "FencegateExpectationFailed"),
+    HEADERS_TOO_LARGE(431, "headers-too-large", "Request header fields too large", "FencegateHeadersTooLarge"),
+    FENCE_UNAVAILABLE(503, "fence-unavailable", "Fence store unavailable; write refused", "FencegateFenceUnavailable"),
+    FENCE_DRAINING(503, "lower-token-in-flight", "A lower-token write to this resource is still in flight", "FencegateLowerTokenInFlight"),
+    STORE_UNREACHABLE(502, "store-unreachable", "Store unreachable", "FencegateStoreUnreachable"),
+    STORE_TIMEOUT(504, "store-timeout", "Store did not answer in time", "FencegateStoreTimeout"),
+    VERSION_NOT_SUPPORTED(505, "version-not-supported", "HTTP version not supported", "FencegateVersionNotSupported");
 
     private static final String TYPE_PREFIX = "urn:fencegate:problem:";
 
     private final int status;
     private final String tag;
     private final String title;
+    private final String s3Code;
 
-    Outcome(int status, String tag, String title) {
+    Outcome(int status, String tag, String title, String s3Code) {
         this.status = status;
         this.tag = tag;
         this.title = title;
+        this.s3Code = s3Code;
     }
 
     /** The status the gateway answers with; 0 for a request whose answer comes from the store. */
@@ -51,6 +58,15 @@ public enum Outcome {
         return title;
     }
 
+    /**
+     * The {@code <Code>} of the S3-style error an S3 client gets. None is a code the AWS SDKs
+     * retry on a 4xx (RequestTimeout, Throttling, SlowDown, RequestTimeTooSkewed...): a refused
+     * write must fail at once, not be sent again.
+     */
+    public String s3Code() {
+        return s3Code;
+    }
+
     public String problemType() {
         return TYPE_PREFIX + tag;
     }
@@ -60,6 +76,7 @@ public enum Outcome {
             case ADMITTED -> FORWARDED;
             case STALE -> STALE_TOKEN;
             case REUSED -> REUSED_TOKEN;
+            case DRAINING -> FENCE_DRAINING;
             case MISSING_TOKEN -> MISSING_TOKEN;
             case MALFORMED_TOKEN -> MALFORMED_TOKEN;
             case MALFORMED_HOLDER -> MALFORMED_HOLDER;

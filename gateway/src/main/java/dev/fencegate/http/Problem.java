@@ -36,6 +36,12 @@ public record Problem(Outcome outcome, String detail, Map<String, Object> extens
                         + reused.current().holder().orElseThrow() + ", not " + reused.claim().holder().orElseThrow()
                         + ": the token issuer handed out one number twice";
             }
+            case DRAINING -> {
+                FenceDecision.Draining draining = (FenceDecision.Draining) decision;
+                describe(extensions, draining.claim().resource().value(), draining.claim().token().value(), draining.current().token().value());
+                yield "a write to " + draining.claim().resource() + " with a token below " + draining.claim().token()
+                        + " is still in flight to the store; retry later";
+            }
             case MISSING_TOKEN -> "a write needs a " + HeaderNames.FENCING_TOKEN + " header";
             case MALFORMED_TOKEN -> HeaderNames.FENCING_TOKEN + ": " + ((FenceDecision.MalformedToken) decision).detail();
             case MALFORMED_HOLDER -> HeaderNames.FENCING_HOLDER + ": " + ((FenceDecision.MalformedHolder) decision).detail();

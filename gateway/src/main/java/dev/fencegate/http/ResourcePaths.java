@@ -10,7 +10,7 @@ import java.nio.charset.StandardCharsets;
  * Turns a request target into the resource key a write is fenced under. Spellings a store may
  * resolve to one object get one key (percent-encoded unreserved characters are decoded, other
  * escapes are upper-cased); spellings whose meaning differs between stores (encoded or doubled
- * slashes, dot segments, backslashes, control characters, bad UTF-8, a raw '+') are refused.
+ * slashes, dot segments, backslashes, control characters, bad UTF-8, a raw '+' or ';') are refused.
  */
 public final class ResourcePaths {
 
@@ -110,6 +110,9 @@ public final class ResourcePaths {
     private static String checkLiteral(char c, int at) {
         if (c == '\\') {
             return "a backslash at position " + at + " is read as a separator by some stores";
+        }
+        if (c == ';') {
+            return "a literal ';' at position " + at + " starts a path parameter that servlet-based stores drop; send it as %3B";
         }
         if (c == '+') {
             return "a literal '+' at position " + at + " is read as a space by some stores; send it as %2B";

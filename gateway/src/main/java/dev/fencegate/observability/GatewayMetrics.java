@@ -4,19 +4,32 @@ import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.http.Outcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
-/** Every metric name in one place. Labels carry outcomes and methods, never resource names. */
+/**
+ * Every metric name of the data path in one place. Labels carry methods, decisions and outcomes,
+ * never resource names: one series per resource would grow without bound.
+ */
 public final class GatewayMetrics {
 
     private static final Set<String> KNOWN_METHODS = Set.of(
             "GET", "HEAD", "OPTIONS", "PUT", "POST", "PATCH", "DELETE", "CONNECT", "TRACE");
+    /** Fence checks are bounded by --fence-timeout (at most 60 s); store exchanges by --upstream-timeout. */
+    private static final Duration LONGEST_FENCE_CHECK = Duration.ofSeconds(60);
+    private static final Duration LONGEST_STORE_EXCHANGE = Duration.ofMinutes(10);
 
     private final MeterRegistry registry;
     private final Map<FenceDecision.Kind, Counter> decisions = new EnumMap<>(FenceDecision.Kind.class);
+    /** Timers are made on first use: a histogram per possible label set would be mostly empty series. */
+    private final Map<FenceDecision.Kind, Timer> fenceChecks = new ConcurrentHashMap<>();
+    private final Map<String, Timer> storeExchanges = new ConcurrentHashMap<>();
+    private final Map<Outcome, Counter> refusals = new EnumMap<>(Outcome.class);
 
     public GatewayMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -25,6 +38,15 @@ public final class GatewayMetrics {
                     .description("Fence checks by decision")
                     .tag("decision", kind.name().toLowerCase(Locale.ROOT))
                     .register(registry));
+        }
+        for (Outcome outcome : Outcome.values()) {
+            if (outcome != Outcome.FORWARDED) {
+                // Registered up front so a dashboard sees a 0, not a missing series, before the first refusal.
+                refusals.put(outcome, Counter.builder("fencegate.refusals")
+                        .description("Requests the gateway answered itself, by reason")
+                        .tag("reason", outcome.tag())
+                        .register(registry));
+            }
         }
     }
 
@@ -36,16 +58,63 @@ public final class GatewayMetrics {
         decisions.get(decision.kind()).increment();
     }
 
+    /** Call when a write is handed to the fence; pass the sample to {@link #recordFenceCheck}. */
+    public Timer.Sample startFenceCheck() {
+        return Timer.start(registry);
+    }
+
+    /** Records the fence-check latency by decision; returns it, for the access log. */
+    public Duration recordFenceCheck(Timer.Sample sample, FenceDecision decision) {
+        Timer timer = fenceChecks.computeIfAbsent(decision.kind(), kind -> Timer.builder("fencegate.fence.check")
+                .description("Time from asking the fence to having its decision, queueing included")
+                .tag("decision", kind.name().toLowerCase(Locale.ROOT))
+                .publishPercentileHistogram()
+                .maximumExpectedValue(LONGEST_FENCE_CHECK)
+                .register(registry));
+        return Duration.ofNanos(sample.stop(timer));
+    }
+
+    /** Call when the request is handed to the store connection; pass the sample to {@link #recordStoreExchange}. */
+    public Timer.Sample startStoreExchange() {
+        return Timer.start(registry);
+    }
+
+    /**
+     * Records how long the store took, from handing it the request to the end of its answer (or
+     * the failure), by method and outcome ({@link Outcome#FORWARDED} when the store answered);
+     * returns it, for the access log.
+     */
+    public Duration recordStoreExchange(Timer.Sample sample, String method, Outcome outcome) {
+        String label = methodLabel(method);
+        Timer timer = storeExchanges.computeIfAbsent(label + " " + outcome.tag(), key -> Timer.builder("fencegate.store.exchange")
+                .description("Time at the store, from sending the request head to the end of the answer")
+                .tag("method", label)
+                .tag("outcome", outcome.tag())
+                .publishPercentileHistogram()
+                .maximumExpectedValue(LONGEST_STORE_EXCHANGE)
+                .register(registry));
+        return Duration.ofNanos(sample.stop(timer));
+    }
+
     public void forwarded(String method) {
         request(method, Outcome.FORWARDED);
     }
 
+    /** A request the gateway answered itself: counted by method and outcome, and by refusal reason. */
     public void refused(String method, Outcome outcome) {
         request(method, outcome);
+        Counter reason = refusals.get(outcome);
+        if (reason != null) {
+            reason.increment();
+        }
     }
 
     private void request(String method, Outcome outcome) {
-        String label = KNOWN_METHODS.contains(method) ? method : "OTHER";
-        registry.counter("fencegate.requests", "method", label, "outcome", outcome.tag()).increment();
+        registry.counter("fencegate.requests", "method", methodLabel(method), "outcome", outcome.tag()).increment();
+    }
+
+    /** Methods outside the known set share one label, so a client cannot mint series. */
+    private static String methodLabel(String method) {
+        return KNOWN_METHODS.contains(method) ? method : "OTHER";
     }
 }

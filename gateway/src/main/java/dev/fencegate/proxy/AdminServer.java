@@ -1,6 +1,7 @@
 package dev.fencegate.proxy;
 
 import dev.fencegate.admin.AdminEndpoints;
+import dev.fencegate.admin.AdminRequest;
 import dev.fencegate.admin.AdminResponse;
 import dev.fencegate.config.HostPort;
 import io.netty.bootstrap.ServerBootstrap;
@@ -21,39 +22,48 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.util.concurrent.DefaultEventExecutorGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutorGroup;
 import java.net.InetSocketAddress;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /** The admin port's transport. Requests are tiny, so they are aggregated, with a small limit. */
 public final class AdminServer implements AutoCloseable {
 
     private static final int MAX_ADMIN_REQUEST = 16 * 1024;
+    /** /fences blocks on the fence store: those calls run here, never on the event loop. */
+    private static final int HANDLER_THREADS = 2;
 
     private final EventLoopGroup group;
+    private final EventExecutorGroup handlers;
     private final Channel channel;
 
-    private AdminServer(EventLoopGroup group, Channel channel) {
+    private AdminServer(EventLoopGroup group, EventExecutorGroup handlers, Channel channel) {
         this.group = group;
+        this.handlers = handlers;
         this.channel = channel;
     }
 
     public static AdminServer start(HostPort listen, AdminEndpoints endpoints) throws InterruptedException {
         Transport transport = Transport.best();
         EventLoopGroup group = transport.newGroup(1);
+        EventExecutorGroup handlers = new DefaultEventExecutorGroup(HANDLER_THREADS, new DefaultThreadFactory("admin-handler", true));
         Channel channel = new ServerBootstrap()
                 .group(group)
                 .channel(transport.serverChannel())
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(MAX_ADMIN_REQUEST),
-                                new AdminHandler(endpoints));
+                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(MAX_ADMIN_REQUEST));
+                        ch.pipeline().addLast(handlers, new AdminHandler(endpoints));
                     }
                 })
                 .bind(listen.host(), listen.port())
                 .sync()
                 .channel();
-        return new AdminServer(group, channel);
+        return new AdminServer(group, handlers, channel);
     }
 
     public int port() {
@@ -63,7 +73,10 @@ public final class AdminServer implements AutoCloseable {
     @Override
     public void close() {
         channel.close().syncUninterruptibly();
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        // A quiet period, so that tearing down a pipeline, which hops to the handler thread and back,
+        // finds the event loop still running; then the handler threads.
+        group.shutdownGracefully(100, 1_000, TimeUnit.MILLISECONDS).syncUninterruptibly();
+        handlers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
     private static final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
@@ -77,17 +90,27 @@ public final class AdminServer implements AutoCloseable {
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
             boolean keepAlive = HttpUtil.isKeepAlive(request) && request.decoderResult().isSuccess();
             AdminResponse answer = request.decoderResult().isSuccess()
-                    ? endpoints.handle(request.method().name(), new QueryStringDecoder(request.uri()).path())
+                    ? endpoints.handle(adminRequest(ctx, request))
                     : AdminResponse.text(400, "malformed request");
             FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                     HttpResponseStatus.valueOf(answer.status()), Unpooled.wrappedBuffer(answer.body()));
             response.headers().set(HttpHeaderNames.CONTENT_TYPE, answer.contentType());
+            answer.headers().forEach(response.headers()::set);
             HttpUtil.setContentLength(response, answer.body().length);
             HttpUtil.setKeepAlive(response, keepAlive);
             var written = ctx.writeAndFlush(response);
             if (!keepAlive) {
                 written.addListener(ChannelFutureListener.CLOSE);
             }
+        }
+
+        /** The raw path keeps its escapes: /fences/%2Fa%2Fb names one resource, /a/b, not a deeper route. */
+        private static AdminRequest adminRequest(ChannelHandlerContext ctx, FullHttpRequest request) {
+            QueryStringDecoder uri = new QueryStringDecoder(request.uri());
+            return new AdminRequest(request.method().name(), uri.rawPath(), uri.parameters(),
+                    Optional.ofNullable(request.headers().get(HttpHeaderNames.AUTHORIZATION)),
+                    ctx.channel().remoteAddress() instanceof InetSocketAddress remote
+                            ? remote.getHostString() + ":" + remote.getPort() : String.valueOf(ctx.channel().remoteAddress()));
         }
     }
 }

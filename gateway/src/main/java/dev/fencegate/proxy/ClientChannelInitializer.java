@@ -17,10 +17,12 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
 
     private final GatewayConfig config;
     private final GatewayRuntime runtime;
+    private final EdgePolicy policy;
 
     ClientChannelInitializer(GatewayConfig config, GatewayRuntime runtime) {
         this.config = config;
         this.runtime = runtime;
+        this.policy = EdgePolicy.of(config);
     }
 
     @Override
@@ -39,6 +41,6 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
                 new HttpServerCodec(decoder),
                 // The decoder can emit a head and its body in one read; this hands them over one per read().
                 new FlowControlHandler(),
-                new ClientRequestReceiver(runtime));
+                new ClientRequestReceiver(runtime, policy));
     }
 }

@@ -1,45 +1,65 @@
 package dev.fencegate.proxy;
 
+import dev.fencegate.fence.FenceClaim;
 import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.fence.WriteClassifier;
 import dev.fencegate.http.ClaimParser;
+import dev.fencegate.http.ErrorFormat;
 import dev.fencegate.http.HeaderNames;
 import dev.fencegate.http.Outcome;
 import dev.fencegate.http.Problem;
+import dev.fencegate.http.S3Requests;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.handler.codec.http.TooLongHttpHeaderException;
-import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
+import java.util.List;
+import java.util.Optional;
 
 /**
  * The client-facing end of a connection. Reads one request head, pauses, has a write judged by
  * the fence, then relays it to the store or answers it itself. Auto-read is off: the next
  * message is read only when this handler asks for it, so nothing is read while the fence or
- * the store is busy.
+ * the store is busy, and pipelined requests wait their turn in the socket.
  */
 final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implements StoreExchange.Listener {
 
-    private enum State { AWAITING_REQUEST, CHECKING_FENCE, FORWARDING, DISCARDING_BODY, CLOSING }
+    private enum State {
+        AWAITING_REQUEST, COLLECTING_BODY, CHECKING_FENCE, AWAITING_BODY, FORWARDING, DISCARDING_BODY, CLOSING
+    }
 
     private final GatewayRuntime runtime;
+    private final EdgePolicy policy;
     private ChannelHandlerContext ctx;
     private State state = State.AWAITING_REQUEST;
     private HttpRequest request;
+    private RequestRecord record;
+    private ErrorFormat errorFormat = ErrorFormat.PROBLEM_JSON;
     private StoreExchange exchange;
+    /** A DeleteObjects request whose body is being read before the fence is asked. */
+    private DeleteObjectsIntake intake;
+    /** Body read before the exchange started (a first chunk, or a whole DeleteObjects body): relayed first. */
+    private HttpContent held;
+    /** What to tell the fence when an admitted write waiting for its first body chunk ends. */
+    private StoreExchange.AfterStore pendingAfterStore;
+    /** Body bytes relayed for the current request, against the body limit. */
+    private long bodyBytes;
     /** A read() asked for and not yet answered by a message. */
     private boolean readWanted;
 
-    ClientRequestReceiver(GatewayRuntime runtime) {
+    ClientRequestReceiver(GatewayRuntime runtime, EdgePolicy policy) {
         this.runtime = runtime;
+        this.policy = policy;
     }
 
     @Override
@@ -59,9 +79,16 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
         ctx.read();
     }
 
+    /** The exchange wants more body: what was held back goes first, then the client is read. */
     @Override
     public void readRequestBody() {
-        read();
+        if (held != null) {
+            HttpContent first = held;
+            held = null;
+            relay(first);
+        } else {
+            read();
+        }
     }
 
     /**
@@ -91,42 +118,72 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
 
     private void onRequest(HttpRequest head) {
         if (state != State.AWAITING_REQUEST) {
-            refuse(Problem.of(Outcome.BAD_REQUEST, "a request arrived before the previous one was answered"));
+            reject(Problem.of(Outcome.BAD_REQUEST, "a request arrived before the previous one was answered"));
             return;
         }
         request = head;
+        record = runtime.record(head.method().name(), head.uri());
+        bodyBytes = 0;
+        errorFormat = ErrorFormat.of(head.headers().get(HttpHeaderNames.AUTHORIZATION),
+                head.headers().get("x-amz-content-sha256"), head.uri());
         if (head.decoderResult().isFailure()) {
-            refuse(decoderProblem(head.decoderResult().cause()));
+            reject(RequestScreen.decoderFailure(head.decoderResult().cause()));
             return;
         }
-        Problem screened = RequestScreen.check(head);
+        WriteClassifier.Kind kind = WriteClassifier.classify(head.method().name());
+        if (kind == WriteClassifier.Kind.REFUSED) {
+            reject(Problem.of(Outcome.METHOD_NOT_ALLOWED, "method " + head.method() + " is not served"));
+            return;
+        }
+        Problem screened = RequestScreen.check(head, policy);
         if (screened != null) {
-            refuse(screened);
+            reject(screened);
             return;
         }
-        switch (WriteClassifier.classify(head.method().name())) {
-            case REFUSED -> refuse(Problem.of(Outcome.METHOD_NOT_ALLOWED, "method " + head.method() + " is not served"));
-            case READ -> forward(StoreExchange.AfterStore.NOTHING);
-            case WRITE -> checkFence(head);
+        ForwardedHeaders.dropUnlessTrusted(head.headers(), ctx.channel().remoteAddress(), policy.trustedProxies());
+        if (kind == WriteClassifier.Kind.READ) {
+            forward(StoreExchange.AfterStore.NOTHING);
+        } else {
+            onWrite(head);
+        }
+    }
+
+    private void onWrite(HttpRequest head) {
+        Optional<String> bucket = policy.virtualHosts().bucket(head.headers().get(HttpHeaderNames.HOST));
+        if (bucket.isPresent()) {
+            refuse(Problem.of(Outcome.AMBIGUOUS_HOST, "Host names the bucket '" + bucket.get()
+                    + "' (virtual-host style); send writes path-style, /bucket/key"));
+        } else if (S3Requests.isDeleteObjects(head.method().name(), head.uri())) {
+            collectDeleteObjects(head);
+        } else {
+            checkFence(head);
         }
     }
 
     private void checkFence(HttpRequest head) {
         ClaimParser.ClaimParse parsed = ClaimParser.parse(head.uri(),
-                head.headers().getAll(HeaderNames.FENCING_TOKEN), head.headers().getAll(HeaderNames.FENCING_HOLDER));
+                head.headers().getAll(HeaderNames.FENCING_TOKEN), head.headers().getAll(HeaderNames.FENCING_HOLDER),
+                runtime.signatures(), head.headers().getAll(HeaderNames.FENCING_TOKEN_SIGNATURE));
         if (parsed instanceof ClaimParser.ClaimParse.Refused refused) {
             refuse(refused.problem());
             return;
         }
         state = State.CHECKING_FENCE;
-        runtime.fences().check(((ClaimParser.ClaimParse.Valid) parsed).claim())
-                .thenAccept(decision -> ctx.executor().execute(() -> onDecision(decision)));
+        FenceClaim claim = ((ClaimParser.ClaimParse.Valid) parsed).claim();
+        record.fenceAsked(claim);
+        runtime.fences().check(claim).thenAccept(decision -> ctx.executor().execute(() -> onDecision(decision)));
     }
 
     private void onDecision(FenceDecision decision) {
-        runtime.metrics().fenceDecision(decision);
+        if (record != null) {
+            record.fenceAnswered(decision);
+        }
         if (state != State.CHECKING_FENCE) {
-            return; // the client went away meanwhile
+            // The client went away meanwhile: nothing was sent, so the outcome is known.
+            if (decision instanceof FenceDecision.Admitted admitted) {
+                runtime.fences().finished(admitted.claim(), true);
+            }
+            return;
         }
         if (decision instanceof FenceDecision.Admitted admitted) {
             forward(outcomeKnown -> runtime.fences().finished(admitted.claim(), outcomeKnown));
@@ -135,18 +192,93 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
         }
     }
 
+    /** DeleteObjects names its keys in the body: it is read whole, within a bound, before the fence is asked. */
+    private void collectDeleteObjects(HttpRequest head) {
+        DeleteObjectsIntake.Start start = DeleteObjectsIntake.start(head, policy.maxBufferedBody(), ctx.alloc());
+        if (start instanceof DeleteObjectsIntake.Start.Refused refused) {
+            refuse(refused.problem());
+            return;
+        }
+        intake = ((DeleteObjectsIntake.Start.Ready) start).intake();
+        state = State.COLLECTING_BODY;
+        if (HttpUtil.is100ContinueExpected(head)) {
+            // The fence cannot answer before the body is read, so the gateway asks for it now.
+            ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
+        }
+        read();
+    }
+
+    private void onDeleteObjectsContent(HttpContent content) {
+        Problem tooLarge = intake.add(content);
+        if (tooLarge != null) {
+            refuse(tooLarge);
+            return;
+        }
+        if (!intake.complete()) {
+            read();
+            return;
+        }
+        ClaimParser.ClaimsParse claims = intake.claims();
+        if (claims instanceof ClaimParser.ClaimsParse.Refused refused) {
+            refuse(refused.problem());
+            return;
+        }
+        state = State.CHECKING_FENCE;
+        FenceBatch.check(((ClaimParser.ClaimsParse.Valid) claims).claims(), runtime.fences()::check,
+                        decision -> ctx.executor().execute(() -> runtime.metrics().fenceDecision(decision)))
+                .thenAccept(result -> ctx.executor().execute(() -> onBatchDecision(result)));
+    }
+
+    private void onBatchDecision(FenceBatch.Result result) {
+        List<FenceClaim> admitted = result.admitted().stream().map(FenceDecision.Admitted::claim).toList();
+        if (state != State.CHECKING_FENCE || !result.allAdmitted()) {
+            admitted.forEach(claim -> runtime.fences().finished(claim, true));
+            if (state == State.CHECKING_FENCE) {
+                refuse(Problem.of(result.refusal()));
+            }
+            return;
+        }
+        held = intake.takeBody();
+        intake = null;
+        forward(outcomeKnown -> admitted.forEach(claim -> runtime.fences().finished(claim, outcomeKnown)));
+    }
+
+    /**
+     * Relays the request. Unless the client waits for a 100, the first body chunk is read
+     * before anything goes to the store, so a malformed one is refused with nothing forwarded.
+     */
     private void forward(StoreExchange.AfterStore afterStore) {
+        boolean expectContinue = HttpUtil.is100ContinueExpected(request) && intake == null && held == null;
+        if (!expectContinue && held == null && !hasNoBody(request)) {
+            pendingAfterStore = afterStore;
+            state = State.AWAITING_BODY;
+            read();
+            return;
+        }
         state = State.FORWARDING;
-        boolean expectContinue = HttpUtil.is100ContinueExpected(request);
+        record.storeAsked();
         exchange = new StoreExchange(ctx, request, runtime.upstreamPathPrefix() + request.uri(), expectContinue,
                 runtime.storeConnections(), this, afterStore);
         exchange.start(runtime.upstreamTimeoutMillis());
     }
 
-    /** Takes ownership of {@code content}: it is relayed or released. */
+    /** Takes ownership of {@code content}: it is relayed, kept or released. */
     private void onContent(HttpContent content) {
+        if (content.decoderResult().isFailure() && state != State.CLOSING) {
+            // A malformed chunk: the decoder hands an empty last content, which must not end the request at the store.
+            content.release();
+            abandon(RequestScreen.decoderFailure(content.decoderResult().cause()));
+            return;
+        }
         switch (state) {
-            case FORWARDING -> exchange.onClientContent(content);
+            case FORWARDING -> relay(content);
+            case AWAITING_BODY -> {
+                held = content;
+                StoreExchange.AfterStore afterStore = pendingAfterStore;
+                pendingAfterStore = null;
+                forward(afterStore);
+            }
+            case COLLECTING_BODY -> onDeleteObjectsContent(content);
             case DISCARDING_BODY -> {
                 content.release();
                 if (content instanceof LastHttpContent) {
@@ -159,9 +291,38 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
         }
     }
 
+    private void relay(HttpContent content) {
+        bodyBytes += content.content().readableBytes();
+        if (policy.maxBodySize() > 0 && bodyBytes > policy.maxBodySize()) {
+            content.release();
+            abandon(Problem.of(Outcome.PAYLOAD_TOO_LARGE, "request body above the limit of " + policy.maxBodySize() + " bytes"));
+            return;
+        }
+        exchange.onClientContent(content);
+    }
+
+    /**
+     * Gives up on a request mid-body: the store connection is closed before the request ended,
+     * so the store never sees it complete, and the client gets the problem if it has had no
+     * answer yet, then a close.
+     */
+    private void abandon(Problem problem) {
+        boolean answered = false;
+        if (exchange != null) {
+            answered = exchange.responseStarted();
+            exchange.onClientClosed();
+            exchange = null;
+        }
+        if (answered) {
+            closeAfterFlush();
+        } else {
+            reject(problem);
+        }
+    }
+
     @Override
     public void exchangeCompleted(boolean reusable) {
-        runtime.metrics().forwarded(request.method().name());
+        record.forwarded(exchange.responseStatus());
         exchange = null;
         if (reusable && state == State.FORWARDING) {
             awaitNextRequest();
@@ -173,6 +334,9 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
     @Override
     public void exchangeFailed(Outcome outcome, String detail) {
         boolean answered = exchange != null && exchange.responseStarted();
+        if (answered) {
+            record.forwarded(exchange.responseStatus());
+        }
         exchange = null;
         if (answered) {
             closeAfterFlush();
@@ -181,16 +345,26 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
         }
     }
 
+    /** Answers a request that is malformed or hostile, then closes: nothing more from this client is trusted. */
+    private void reject(Problem problem) {
+        answer(problem, true);
+    }
+
+    private void refuse(Problem problem) {
+        answer(problem, false);
+    }
+
     /**
      * Answers the request here. The connection is kept only when the request carried no body
      * and the client asked to keep it; an unread body would otherwise be parsed as a request.
      */
-    private void refuse(Problem problem) {
-        runtime.metrics().refused(request == null ? "UNKNOWN" : request.method().name(), problem.outcome());
-        boolean keep = request != null && !request.decoderResult().isFailure() && HttpUtil.isKeepAlive(request)
+    private void answer(Problem problem, boolean close) {
+        (record == null ? runtime.record("UNKNOWN", "/") : record).answered(problem.outcome());
+        dropHeldBody();
+        boolean keep = !close && request != null && HttpUtil.isKeepAlive(request)
                 && hasNoBody(request) && problem.outcome().status() < 500 && state != State.FORWARDING;
         state = keep ? State.DISCARDING_BODY : State.CLOSING;
-        Replies.problem(ctx, problem, !keep);
+        Replies.problem(ctx, problem, !keep, errorFormat, request == null ? "/" : request.uri());
         if (keep) {
             read();
         }
@@ -200,25 +374,32 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
         return !HttpUtil.isTransferEncodingChunked(head) && HttpUtil.getContentLength(head, 0L) == 0L;
     }
 
+    /** Releases body held back from the store, and tells the fence a write that never went out is over. */
+    private void dropHeldBody() {
+        if (intake != null) {
+            intake.release();
+            intake = null;
+        }
+        if (held != null) {
+            held.release();
+            held = null;
+        }
+        if (pendingAfterStore != null) {
+            pendingAfterStore.ended(true);
+            pendingAfterStore = null;
+        }
+    }
+
     private void awaitNextRequest() {
         state = State.AWAITING_REQUEST;
         request = null;
+        record = null;
         read();
     }
 
     private void closeAfterFlush() {
         state = State.CLOSING;
         ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
-    }
-
-    private static Problem decoderProblem(Throwable cause) {
-        if (cause instanceof TooLongHttpLineException) {
-            return Problem.of(Outcome.URI_TOO_LONG, "request line longer than the configured limit");
-        }
-        if (cause instanceof TooLongHttpHeaderException) {
-            return Problem.of(Outcome.HEADERS_TOO_LARGE, "request headers larger than the configured limit");
-        }
-        return Problem.of(Outcome.BAD_REQUEST, "request could not be parsed: " + cause.getMessage());
     }
 
     @Override
@@ -241,15 +422,13 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
     /** Idle while we wait on the client: a slow or stalled sender is cut off. */
     private void onIdle() {
         switch (state) {
-            case AWAITING_REQUEST -> ctx.close();
+            case AWAITING_REQUEST -> refuse(Problem.of(Outcome.REQUEST_TIMEOUT, "no complete request head within the idle timeout"));
             case FORWARDING -> {
                 if (exchange != null && exchange.awaitingClientBody()) {
-                    exchange.onClientClosed();
-                    exchange = null;
-                    refuse(Problem.of(Outcome.REQUEST_TIMEOUT, "request body stalled"));
+                    abandon(Problem.of(Outcome.REQUEST_TIMEOUT, "request body stalled"));
                 }
             }
-            case DISCARDING_BODY -> refuse(Problem.of(Outcome.REQUEST_TIMEOUT, "request body stalled"));
+            case COLLECTING_BODY, AWAITING_BODY, DISCARDING_BODY -> refuse(Problem.of(Outcome.REQUEST_TIMEOUT, "request body stalled"));
             case CHECKING_FENCE, CLOSING -> { }
         }
     }
@@ -257,6 +436,7 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         state = State.CLOSING;
+        dropHeldBody();
         if (exchange != null) {
             exchange.onClientClosed();
             exchange = null;

@@ -1,9 +1,21 @@
 package dev.fencegate.proxy;
 
 import dev.fencegate.fence.FenceChecker;
+import dev.fencegate.fence.TokenSignatures;
+import dev.fencegate.observability.AccessLog;
 import dev.fencegate.observability.GatewayMetrics;
+import java.util.Optional;
 
 /** What every connection of one gateway shares. */
-record GatewayRuntime(FenceChecker fences, StoreConnections storeConnections, GatewayMetrics metrics,
-                      String upstreamPathPrefix, long upstreamTimeoutMillis) {
+record GatewayRuntime(FenceGate fences, StoreConnections storeConnections, GatewayMetrics metrics, AccessLog accessLog,
+                      Optional<TokenSignatures> signatures, String upstreamPathPrefix, long upstreamTimeoutMillis) {
+
+    GatewayRuntime(FenceChecker fences, StoreConnections storeConnections, GatewayMetrics metrics, AccessLog accessLog,
+                   Optional<TokenSignatures> signatures, String upstreamPathPrefix, long upstreamTimeoutMillis) {
+        this(FenceGate.of(fences), storeConnections, metrics, accessLog, signatures, upstreamPathPrefix, upstreamTimeoutMillis);
+    }
+
+    RequestRecord record(String method, String path) {
+        return new RequestRecord(metrics, accessLog, method, path);
+    }
 }

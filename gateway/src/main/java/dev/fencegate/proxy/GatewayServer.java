@@ -2,6 +2,8 @@ package dev.fencegate.proxy;
 
 import dev.fencegate.config.GatewayConfig;
 import dev.fencegate.fence.FenceChecker;
+import dev.fencegate.fence.TokenSignatures;
+import dev.fencegate.observability.AccessLog;
 import dev.fencegate.observability.GatewayMetrics;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -23,10 +25,12 @@ public final class GatewayServer implements AutoCloseable {
 
     private final EventLoopGroup group;
     private final Channel serverChannel;
+    private final InFlightRequests inFlight;
 
-    private GatewayServer(EventLoopGroup group, Channel serverChannel) {
+    private GatewayServer(EventLoopGroup group, Channel serverChannel, InFlightRequests inFlight) {
         this.group = group;
         this.serverChannel = serverChannel;
+        this.inFlight = inFlight;
     }
 
     public static GatewayServer start(GatewayConfig config, FenceChecker fences, GatewayMetrics metrics) throws InterruptedException {
@@ -35,7 +39,9 @@ public final class GatewayServer implements AutoCloseable {
         StoreConnections connections = new StoreConnections(transport, config.upstreamAddress(),
                 config.upstreamConnectTimeout(), WATER_MARK);
         GatewayRuntime runtime = new GatewayRuntime(fences, connections, metrics,
+                AccessLog.of(config.operations().accessLog()), config.safety().tokenKey().map(TokenSignatures::new),
                 config.upstreamPathPrefix(), config.upstreamTimeout().toMillis());
+        InFlightRequests inFlight = new InFlightRequests();
         try {
             Channel channel = new ServerBootstrap()
                     .group(group)
@@ -44,13 +50,13 @@ public final class GatewayServer implements AutoCloseable {
                     .childOption(ChannelOption.AUTO_READ, false)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
-                    .childHandler(new ClientChannelInitializer(config, runtime))
+                    .childHandler(inFlight.around(new ClientChannelInitializer(config, runtime)))
                     .bind(config.listen().host(), config.listen().port())
                     .sync()
                     .channel();
             log.info("Data port listening on {} ({} transport, {} I/O threads), store {}",
                     channel.localAddress(), transport.name(), config.ioThreads(), config.upstream());
-            return new GatewayServer(group, channel);
+            return new GatewayServer(group, channel, inFlight);
         } catch (InterruptedException | RuntimeException e) {
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             throw e;
@@ -61,10 +67,25 @@ public final class GatewayServer implements AutoCloseable {
         return ((InetSocketAddress) serverChannel.localAddress()).getPort();
     }
 
-    /** Stops accepting; requests in flight get up to {@code drain} to finish. */
+    /**
+     * Stops accepting; requests in flight get up to {@code drain} to finish; then every connection
+     * is closed. Waiting happens here because shutting an event loop down closes its channels at
+     * once, whatever the quiet period.
+     */
     public void close(Duration drain) {
         serverChannel.close().syncUninterruptibly();
-        group.shutdownGracefully(drain.toMillis() / 4, drain.toMillis(), TimeUnit.MILLISECONDS).syncUninterruptibly();
+        long deadline = System.nanoTime() + drain.toNanos();
+        try {
+            while (inFlight.count() > 0 && deadline - System.nanoTime() > 0) {
+                Thread.sleep(10);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (inFlight.count() > 0) {
+            log.warn("{} requests still in flight after the {} ms drain; closing their connections", inFlight.count(), drain.toMillis());
+        }
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
     @Override

@@ -6,19 +6,38 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 
 /**
- * Refuses request heads whose meaning could differ between the gateway and the store. Runs
- * after the strict decoder, before any method-specific handling; null means the head is fine.
+ * Refuses request heads whose meaning could differ between the gateway and the store, or that
+ * exceed the edge limits. Runs after the strict decoder, before any method-specific handling;
+ * null means the head is fine.
  */
 final class RequestScreen {
 
     private RequestScreen() {
     }
 
-    static Problem check(HttpRequest head) {
+    static Problem check(HttpRequest head, EdgePolicy policy) {
         HttpHeaders headers = head.headers();
+        HttpVersion version = head.protocolVersion();
+        if (!version.equals(HttpVersion.HTTP_1_1) && !version.equals(HttpVersion.HTTP_1_0)) {
+            return Problem.of(Outcome.VERSION_NOT_SUPPORTED, "only HTTP/1.1 and HTTP/1.0 are served, not " + version);
+        }
+        if (!head.uri().startsWith("/")) {
+            // Absolute-form and '*' targets: the store would be handed a target it may resolve differently.
+            return bad("only origin-form request targets ('/path?query') are served");
+        }
+        if (headers.size() > policy.maxHeaderCount()) {
+            return Problem.of(Outcome.HEADERS_TOO_LARGE, "more than " + policy.maxHeaderCount() + " header fields");
+        }
+        int hosts = headers.getAll(HttpHeaderNames.HOST).size();
+        if (hosts > 1 || hosts == 0 && version.equals(HttpVersion.HTTP_1_1)) {
+            return bad("expected exactly one Host header, got " + hosts);
+        }
         String upgrade = headers.get(HttpHeaderNames.UPGRADE);
         if (upgrade != null && !isOnlyH2c(upgrade)) {
             return bad("protocol upgrades are not served (Upgrade: " + upgrade + ")");
@@ -28,7 +47,7 @@ final class RequestScreen {
             return bad("Connection may not name " + nominated);
         }
         if (headers.contains(HttpHeaderNames.TRANSFER_ENCODING)) {
-            if (head.protocolVersion().equals(HttpVersion.HTTP_1_0)) {
+            if (version.equals(HttpVersion.HTTP_1_0)) {
                 return bad("HTTP/1.0 with Transfer-Encoding");
             }
             if (headers.contains(HttpHeaderNames.CONTENT_LENGTH)) {
@@ -39,11 +58,25 @@ final class RequestScreen {
                 return bad("Transfer-Encoding other than a single 'chunked'");
             }
         }
+        if (policy.maxBodySize() > 0 && HttpUtil.getContentLength(head, 0L) > policy.maxBodySize()) {
+            return Problem.of(Outcome.PAYLOAD_TOO_LARGE, "Content-Length above the limit of " + policy.maxBodySize() + " bytes");
+        }
         String expect = headers.get(HttpHeaderNames.EXPECT);
         if (expect != null && !HttpHeaderValues.CONTINUE.contentEqualsIgnoreCase(expect.trim())) {
             return Problem.of(Outcome.EXPECTATION_FAILED, "only 'Expect: 100-continue' is supported");
         }
         return null;
+    }
+
+    /** The answer to a request the codec could not read. */
+    static Problem decoderFailure(Throwable cause) {
+        if (cause instanceof TooLongHttpLineException) {
+            return Problem.of(Outcome.URI_TOO_LONG, "request line longer than the configured limit");
+        }
+        if (cause instanceof TooLongHttpHeaderException) {
+            return Problem.of(Outcome.HEADERS_TOO_LARGE, "request headers larger than the configured limit");
+        }
+        return bad("request could not be parsed: " + cause.getMessage());
     }
 
     /**

@@ -50,6 +50,7 @@ final class StoreExchange {
     private ScheduledFuture<?> deadline;
     private boolean requestComplete;
     private boolean responseStarted;
+    private int responseStatus;
     private boolean responseComplete;
     private boolean storeReusable = true;
     private boolean clientReadPending;
@@ -154,6 +155,7 @@ final class StoreExchange {
                 HttpUtil.setTransferEncodingChunked(response, true);
             }
             responseStarted = true;
+            responseStatus = response.status().code();
         }
         boolean last = msg instanceof LastHttpContent;
         if (last) {
@@ -206,6 +208,11 @@ final class StoreExchange {
     /** True while the body is being relayed and the gateway is waiting on the client for more. */
     boolean awaitingClientBody() {
         return store != null && !requestComplete && !clientReadPending && !finished;
+    }
+
+    /** The store's status code, once its answer started; 0 before. */
+    int responseStatus() {
+        return responseStatus;
     }
 
     boolean responseStarted() {

@@ -39,7 +39,7 @@ public final class FenceDatabase implements AutoCloseable {
         hikari.setValidationTimeout(Math.max(250, Math.min(bound.toMillis(), 5_000)));
         hikari.setKeepaliveTime(Duration.ofSeconds(30).toMillis());
         hikari.addDataSourceProperty("tcpKeepAlive", "true");
-        hikari.addDataSourceProperty("ApplicationName", "fencegate");
+        hikari.addDataSourceProperty("ApplicationName", "fencegate/" + config.schema());
         hikari.addDataSourceProperty("connectTimeout", Long.toString(Math.max(1, bound.toSeconds())));
         // The socket timeout catches a server that stopped answering mid-statement.
         hikari.addDataSourceProperty("socketTimeout", Long.toString(bound.toSeconds() + 5));

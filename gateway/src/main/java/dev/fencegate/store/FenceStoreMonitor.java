@@ -20,6 +20,7 @@ public final class FenceStoreMonitor implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(FenceStoreMonitor.class);
 
     private final FenceDatabase database;
+    private final DurabilityGuard guard;
     private final Readiness readiness;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
         Thread thread = new Thread(runnable, "fence-store-monitor");
@@ -29,8 +30,9 @@ public final class FenceStoreMonitor implements AutoCloseable {
     private volatile boolean migrated;
     private volatile boolean lastReachable = true;
 
-    public FenceStoreMonitor(FenceDatabase database, Readiness readiness) {
+    public FenceStoreMonitor(FenceDatabase database, DurabilityGuard guard, Readiness readiness) {
         this.database = database;
+        this.guard = guard;
         this.readiness = readiness;
     }
 
@@ -57,11 +59,13 @@ public final class FenceStoreMonitor implements AutoCloseable {
                  Statement statement = connection.createStatement()) {
                 statement.execute("SELECT 1 FROM fence LIMIT 1");
             }
+            guard.check();
             if (!lastReachable) {
                 log.info("Fence store reachable again");
             }
             lastReachable = true;
-            readiness.fenceStoreReachable(true, null);
+            var refusal = guard.refusal();
+            readiness.fenceStoreReachable(refusal.isEmpty(), refusal.orElse(null));
         } catch (Exception e) {
             if (lastReachable) {
                 log.warn("Fence store unreachable; writes are refused with 503 until it answers: {}", e.getMessage());

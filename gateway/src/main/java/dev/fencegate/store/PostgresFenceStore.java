@@ -14,7 +14,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import javax.sql.DataSource;
 
 /**
@@ -25,6 +28,17 @@ import javax.sql.DataSource;
 public final class PostgresFenceStore implements FenceStore {
 
     private static final String READ = "SELECT token, holder FROM fence WHERE resource = ?";
+    /**
+     * For each claim, in order: the fence, and whether another instance may still have a
+     * lower-token write to the resource in flight.
+     */
+    private static final String JUDGE_ALL = """
+            SELECT c.ord, f.token, f.holder, f.token IS NOT NULL AND EXISTS (
+                SELECT 1 FROM fence_inflight i
+                WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until > now())
+            FROM unnest(?::text[], ?::bigint[]) WITH ORDINALITY AS c(resource, token, ord)
+            LEFT JOIN fence f ON f.resource = c.resource
+            ORDER BY c.ord""";
     private static final String RAISE = """
             INSERT INTO fence AS f (resource, token, holder) VALUES (?, ?, ?)
             ON CONFLICT (resource) DO UPDATE
@@ -32,22 +46,59 @@ public final class PostgresFenceStore implements FenceStore {
                 WHERE f.token < EXCLUDED.token""";
 
     private final DataSource dataSource;
+    private final UUID instance;
 
-    public PostgresFenceStore(DataSource dataSource) {
+    /** A store for one gateway instance; {@code instance} names its rows in {@code fence_inflight}. */
+    public PostgresFenceStore(DataSource dataSource, UUID instance) {
         this.dataSource = dataSource;
+        this.instance = instance;
     }
 
+    public PostgresFenceStore(DataSource dataSource) {
+        this(dataSource, UUID.randomUUID());
+    }
+
+    /**
+     * The common case, a claim at the current fence, is one read-only statement. A raise is a
+     * conditional upsert followed by a fresh read: only a read that starts after the raise
+     * committed is sure to see every other instance's in-flight registration.
+     */
     @Override
     public FenceDecision admit(FenceClaim claim) {
+        FenceDecision decision = admitAll(List.of(claim)).get(0);
+        if (decision instanceof FenceDecision.Unavailable unavailable) {
+            throw new FenceStoreUnavailableException(unavailable.detail());
+        }
+        return decision;
+    }
+
+    /** One read-only statement judges the whole batch; only raises cost more, one claim at a time. */
+    @Override
+    public List<FenceDecision> admitAll(List<FenceClaim> claims) {
         try (Connection connection = dataSource.getConnection()) {
-            FenceDecision decision = FencePolicy.decide(read(connection, claim.resource()), claim);
-            if (decision instanceof FenceDecision.Admitted admitted && admitted.raised() && !raise(connection, claim)) {
-                // Somebody recorded this token or a higher one since our read: judge again.
-                decision = FencePolicy.decide(read(connection, claim.resource()), claim);
+            List<FenceDecision> decisions = judgeAll(connection, claims);
+            for (int i = 0; i < decisions.size(); i++) {
+                if (decisions.get(i) instanceof FenceDecision.Admitted admitted && admitted.raised()) {
+                    decisions.set(i, raiseAndJudge(connection, admitted));
+                }
             }
-            return decision;
+            return decisions;
         } catch (SQLException e) {
-            throw unavailable("fence for " + claim.resource() + " could not be checked", e);
+            throw unavailable("fences for " + claims.size() + " claim(s), first " + claims.get(0).resource()
+                    + ", could not be checked", e);
+        }
+    }
+
+    private FenceDecision raiseAndJudge(Connection connection, FenceDecision.Admitted admitted) {
+        FenceClaim claim = admitted.claim();
+        try {
+            boolean raised = raise(connection, claim);
+            FenceDecision second = judgeAll(connection, List.of(claim)).get(0);
+            return raised && second instanceof FenceDecision.Admitted ? admitted : second;
+        } catch (SQLException e) {
+            return new FenceDecision.Unavailable(unavailable("fence for " + claim.resource() + " could not be raised", e).getMessage());
+        } catch (FenceStoreUnavailableException e) {
+            return new FenceDecision.Unavailable(e.getMessage());
         }
     }
 
@@ -58,6 +109,37 @@ public final class PostgresFenceStore implements FenceStore {
         } catch (SQLException e) {
             throw unavailable("fence for " + resource + " could not be read", e);
         }
+    }
+
+    private List<FenceDecision> judgeAll(Connection connection, List<FenceClaim> claims) throws SQLException {
+        String[] resources = new String[claims.size()];
+        Long[] tokens = new Long[claims.size()];
+        for (int i = 0; i < claims.size(); i++) {
+            resources[i] = claims.get(i).resource().value();
+            tokens[i] = claims.get(i).token().value();
+        }
+        List<FenceDecision> decisions = new ArrayList<>(claims.size());
+        try (PreparedStatement statement = connection.prepareStatement(JUDGE_ALL)) {
+            statement.setObject(1, instance);
+            statement.setArray(2, connection.createArrayOf("text", resources));
+            statement.setArray(3, connection.createArrayOf("bigint", tokens));
+            try (ResultSet row = statement.executeQuery()) {
+                while (row.next()) {
+                    FenceClaim claim = claims.get(row.getInt(1) - 1);
+                    long token = row.getLong(2);
+                    if (row.wasNull()) {
+                        decisions.add(FencePolicy.decide(Optional.empty(), claim));
+                        continue;
+                    }
+                    Fence fence = new Fence(claim.resource(), new FencingToken(token),
+                            Optional.ofNullable(row.getString(3)).map(Holder::new));
+                    FenceDecision decision = FencePolicy.decide(Optional.of(fence), claim);
+                    decisions.add(row.getBoolean(4) && decision instanceof FenceDecision.Admitted
+                            ? new FenceDecision.Draining(claim, fence) : decision);
+                }
+            }
+        }
+        return decisions;
     }
 
     private static Optional<Fence> read(Connection connection, ResourceKey resource) throws SQLException {

@@ -39,6 +39,7 @@ class OutcomeTest {
                 FenceDecision.Kind.ADMITTED, Outcome.FORWARDED,
                 FenceDecision.Kind.STALE, Outcome.STALE_TOKEN,
                 FenceDecision.Kind.REUSED, Outcome.REUSED_TOKEN,
+                FenceDecision.Kind.DRAINING, Outcome.FENCE_DRAINING,
                 FenceDecision.Kind.MISSING_TOKEN, Outcome.MISSING_TOKEN,
                 FenceDecision.Kind.MALFORMED_TOKEN, Outcome.MALFORMED_TOKEN,
                 FenceDecision.Kind.MALFORMED_HOLDER, Outcome.MALFORMED_HOLDER,
@@ -75,6 +76,7 @@ class OutcomeTest {
             case ADMITTED -> new FenceDecision.Admitted(claim, Optional.empty());
             case STALE -> new FenceDecision.Stale(claim, new Fence(KEY, new FencingToken(6), Optional.empty()));
             case REUSED -> new FenceDecision.Reused(claim, fence);
+            case DRAINING -> new FenceDecision.Draining(claim, fence);
             case MISSING_TOKEN -> new FenceDecision.MissingToken();
             case MALFORMED_TOKEN -> new FenceDecision.MalformedToken("expected digits");
             case MALFORMED_HOLDER -> new FenceDecision.MalformedHolder("expected visible ASCII");

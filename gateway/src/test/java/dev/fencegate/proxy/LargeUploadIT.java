@@ -36,17 +36,28 @@ class LargeUploadIT {
         }
     }
 
-    /** An endless source of zero bytes; the publisher stops at the declared length. */
+    /** Exactly one GiB of zero bytes, made as it is read. */
     private static final class Zeros extends InputStream {
+        private long left = ONE_GIB;
+
         @Override
         public int read() {
+            if (left == 0) {
+                return -1;
+            }
+            left--;
             return 0;
         }
 
         @Override
         public int read(byte[] buffer, int offset, int length) {
-            java.util.Arrays.fill(buffer, offset, offset + length, (byte) 0);
-            return length;
+            if (left == 0) {
+                return -1;
+            }
+            int n = (int) Math.min(length, left);
+            java.util.Arrays.fill(buffer, offset, offset + n, (byte) 0);
+            left -= n;
+            return n;
         }
     }
 }

@@ -107,6 +107,24 @@ class WriteContractIT {
     }
 
     @Test
+    void theSameTokenFromAnotherHolderGets412ReusedAndNeverReachesTheStore() throws Exception {
+        assertThat(gateway.put(path, 30, "worker-a", "a").statusCode()).isEqualTo(201);
+        assertThat(gateway.put(path, 30, "worker-a", "a2").statusCode()).isEqualTo(204);
+        assertThat(gateway.put(path, 30, "b").statusCode()).as("no holder named: equal tokens pass").isEqualTo(204);
+        int before = gateway.store.requestCount();
+
+        HttpResponse<String> reused = gateway.put(path, 30, "worker-b", "b");
+
+        assertThat(reused.statusCode()).isEqualTo(412);
+        JsonNode problem = JSON.readTree(reused.body());
+        assertThat(problem.get("type").asText()).endsWith("reused-token");
+        assertThat(problem.get("holder").asText()).isEqualTo("worker-b");
+        assertThat(problem.get("currentHolder").asText()).isEqualTo("worker-a");
+        assertThat(gateway.store.requestCount()).isEqualTo(before);
+        assertThat(gateway.put(path, 31, "worker-b", "b").statusCode()).as("a higher grant passes").isEqualTo(204);
+    }
+
+    @Test
     void connectTraceAndUnknownMethodsGet405AndAreNotForwarded() throws Exception {
         int before = gateway.store.requestCount();
         for (String line : new String[] {"TRACE " + path, "PROPFIND " + path, "put " + path, "CONNECT 127.0.0.1:1"}) {

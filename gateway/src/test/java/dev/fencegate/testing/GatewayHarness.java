@@ -53,8 +53,29 @@ public final class GatewayHarness implements AutoCloseable {
     }
 
     public static GatewayConfig config(URI upstream, DatabaseConfig database, Duration upstreamTimeout) {
+        return config(upstream, database, upstreamTimeout, Duration.ofSeconds(5), SafetyConfig.defaults());
+    }
+
+    public static GatewayConfig config(URI upstream, DatabaseConfig database, Duration upstreamTimeout, Duration clientIdle,
+                                       SafetyConfig safety) {
         return new GatewayConfig(new HostPort("127.0.0.1", 0), new HostPort("127.0.0.1", 0), upstream, database,
-                Duration.ofSeconds(2), upstreamTimeout, Duration.ofSeconds(5), Limits.defaults(), SafetyConfig.defaults(), 2);
+                Duration.ofSeconds(2), upstreamTimeout, clientIdle, Limits.defaults(), safety, 2);
+    }
+
+    /** A gateway with its own settings in front of this harness's kind of store. */
+    public static GatewayHarness start(MemoryObjectStore.Options storeOptions, java.util.function.Function<URI, GatewayConfig> config) {
+        MemoryObjectStore store = MemoryObjectStore.start(storeOptions);
+        try {
+            GatewayConfig settings = config.apply(URI.create("http://127.0.0.1:" + store.port()));
+            return new GatewayHarness(store, Gateway.start(settings), settings.database().schema());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            store.close();
+            throw new IllegalStateException(e);
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
     }
 
     public int port() {

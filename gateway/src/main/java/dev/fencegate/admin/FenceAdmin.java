@@ -1,0 +1,42 @@
+package dev.fencegate.admin;
+
+import dev.fencegate.fence.Fence;
+import dev.fencegate.fence.FenceClaim;
+import dev.fencegate.fence.FenceDecision;
+import dev.fencegate.fence.FenceStore;
+import dev.fencegate.fence.FencingToken;
+import dev.fencegate.fence.ResourceKey;
+import java.util.Optional;
+
+/** What an operator may do to fences: look, and raise. There is no lowering and no removing. */
+public interface FenceAdmin {
+
+    /** @throws dev.fencegate.fence.FenceStoreUnavailableException when the store cannot answer */
+    Optional<Fence> read(ResourceKey resource);
+
+    /**
+     * Raises the fence to {@code token}, or leaves it where it is when it is already that high;
+     * {@link FenceDecision.Stale} when it is higher. Blocks; never call it on an event loop.
+     *
+     * @throws dev.fencegate.fence.FenceStoreUnavailableException when the store cannot answer
+     */
+    FenceDecision raise(ResourceKey resource, FencingToken token);
+
+    /**
+     * Through the store's own admission: a claim without a holder is admitted exactly when it is
+     * at or above the fence, so "raise, never lower" is the rule every write already obeys.
+     */
+    static FenceAdmin over(FenceStore store) {
+        return new FenceAdmin() {
+            @Override
+            public Optional<Fence> read(ResourceKey resource) {
+                return store.read(resource);
+            }
+
+            @Override
+            public FenceDecision raise(ResourceKey resource, FencingToken token) {
+                return store.admit(new FenceClaim(resource, token, Optional.empty()));
+            }
+        };
+    }
+}

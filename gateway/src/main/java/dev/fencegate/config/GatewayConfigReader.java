@@ -1,0 +1,53 @@
+package dev.fencegate.config;
+
+import static dev.fencegate.config.Setting.ACCESS_LOG;
+import static dev.fencegate.config.Setting.ADMIN_LISTEN;
+import static dev.fencegate.config.Setting.ADMIN_TOKEN;
+import static dev.fencegate.config.Setting.ALLOW_UNSAFE_DURABILITY;
+import static dev.fencegate.config.Setting.CLIENT_IDLE_TIMEOUT;
+import static dev.fencegate.config.Setting.DB_PASSWORD;
+import static dev.fencegate.config.Setting.DB_POOL_SIZE;
+import static dev.fencegate.config.Setting.DB_SCHEMA;
+import static dev.fencegate.config.Setting.DB_URL;
+import static dev.fencegate.config.Setting.DB_USER;
+import static dev.fencegate.config.Setting.FENCE_TIMEOUT;
+import static dev.fencegate.config.Setting.IO_THREADS;
+import static dev.fencegate.config.Setting.LISTEN;
+import static dev.fencegate.config.Setting.MAX_HEADER_SIZE;
+import static dev.fencegate.config.Setting.MAX_URI_LENGTH;
+import static dev.fencegate.config.Setting.REMEMBERED_FENCES;
+import static dev.fencegate.config.Setting.REQUIRE_SYNC_STANDBY;
+import static dev.fencegate.config.Setting.TOKEN_KEY_FILE;
+import static dev.fencegate.config.Setting.UPSTREAM;
+import static dev.fencegate.config.Setting.UPSTREAM_CONNECT_TIMEOUT;
+import static dev.fencegate.config.Setting.UPSTREAM_TIMEOUT;
+
+/** Turns layered settings into the validated, immutable {@link GatewayConfig}. */
+public final class GatewayConfigReader {
+
+    private GatewayConfigReader() {
+    }
+
+    /** @throws IllegalArgumentException naming the setting, what was expected and where a bad value was set */
+    public static GatewayConfig read(EffectiveSettings settings) {
+        if (settings.text(UPSTREAM) == null) {
+            throw new IllegalArgumentException("--upstream: missing (expected the store's base URL, e.g. http://127.0.0.1:9000,"
+                    + " as the flag, FENCEGATE_UPSTREAM or upstream in the --config file)");
+        }
+        try {
+            int ioThreads = settings.integer(IO_THREADS);
+            return new GatewayConfig(settings.hostPort(LISTEN), settings.hostPort(ADMIN_LISTEN), settings.uri(UPSTREAM),
+                    new DatabaseConfig(settings.text(DB_URL), settings.text(DB_SCHEMA), settings.text(DB_USER),
+                            settings.text(DB_PASSWORD), settings.integer(DB_POOL_SIZE), settings.duration(FENCE_TIMEOUT)),
+                    settings.duration(UPSTREAM_CONNECT_TIMEOUT), settings.duration(UPSTREAM_TIMEOUT),
+                    settings.duration(CLIENT_IDLE_TIMEOUT),
+                    new Limits(settings.integer(MAX_URI_LENGTH), settings.integer(MAX_HEADER_SIZE), 0),
+                    new SafetyConfig(settings.bool(ALLOW_UNSAFE_DURABILITY), settings.bool(REQUIRE_SYNC_STANDBY),
+                            settings.integer(REMEMBERED_FENCES), settings.text(TOKEN_KEY_FILE)),
+                    ioThreads == 0 ? Runtime.getRuntime().availableProcessors() : ioThreads,
+                    new OperationsConfig(settings.accessLog(ACCESS_LOG), settings.text(ADMIN_TOKEN)));
+        } catch (IllegalArgumentException e) {
+            throw settings.explain(e);
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package dev.fencegate.config;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * Every gateway setting under one name, from which its flag ({@code --db-url}), its environment
+ * variable ({@code FENCEGATE_DB_URL}) and its config-file key ({@code db-url}) all follow.
+ * The default is the text a user would write; {@code null} means the setting is required.
+ */
+public enum Setting {
+    LISTEN("listen", "127.0.0.1:8080", false),
+    ADMIN_LISTEN("admin-listen", "127.0.0.1:9090", false),
+    UPSTREAM("upstream", null, false),
+    DB_URL("db-url", "jdbc:postgresql://127.0.0.1:5432/postgres", false),
+    DB_SCHEMA("db-schema", DatabaseConfig.DEFAULT_SCHEMA, false),
+    DB_USER("db-user", "postgres", false),
+    DB_PASSWORD("db-password", "", true),
+    DB_POOL_SIZE("db-pool-size", "16", false),
+    FENCE_TIMEOUT("fence-timeout", "2s", false),
+    UPSTREAM_CONNECT_TIMEOUT("upstream-connect-timeout", "2s", false),
+    UPSTREAM_TIMEOUT("upstream-timeout", "60s", false),
+    CLIENT_IDLE_TIMEOUT("client-idle-timeout", "30s", false),
+    MAX_URI_LENGTH("max-uri-length", "8192", false),
+    MAX_HEADER_SIZE("max-header-size", "16384", false),
+    ALLOW_UNSAFE_DURABILITY("allow-unsafe-durability", "false", false),
+    REQUIRE_SYNC_STANDBY("require-sync-standby", "false", false),
+    REMEMBERED_FENCES("remembered-fences", "100000", false),
+    TOKEN_KEY_FILE("token-key-file", "", false),
+    IO_THREADS("io-threads", "0", false),
+    ACCESS_LOG("access-log", "off", false),
+    ADMIN_TOKEN("admin-token", "", true);
+
+    /** The variable that names the config file; not a setting itself, since it says where settings are. */
+    public static final String CONFIG_VARIABLE = "FENCEGATE_CONFIG";
+
+    private final String key;
+    private final String defaultValue;
+    private final boolean secret;
+
+    Setting(String key, String defaultValue, boolean secret) {
+        this.key = key;
+        this.defaultValue = defaultValue;
+        this.secret = secret;
+    }
+
+    /** The config-file key, and the flag without its dashes. */
+    public String key() {
+        return key;
+    }
+
+    public String flag() {
+        return "--" + key;
+    }
+
+    public String variable() {
+        return "FENCEGATE_" + key.toUpperCase(Locale.ROOT).replace('-', '_');
+    }
+
+    /** The built-in default as text; {@code null} for a required setting. */
+    public String defaultValue() {
+        return defaultValue;
+    }
+
+    /** Never printed: check-config and logs show it masked. */
+    public boolean secret() {
+        return secret;
+    }
+
+    public static Optional<Setting> byKey(String key) {
+        return Arrays.stream(values()).filter(setting -> setting.key.equals(key)).findFirst();
+    }
+
+    /** Every key, for messages that say what was expected. */
+    public static String keys() {
+        return Arrays.stream(values()).map(Setting::key).collect(Collectors.joining(", "));
+    }
+}

@@ -1,0 +1,114 @@
+package dev.fencegate.fence;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One blocking attempt to admit a claim, in the order that keeps writes ordered across
+ * instances: make the claim visible as possibly in flight, then read and judge the fence, then
+ * hold back if a lower-token write may still be on its way. Runs on a fence-check thread.
+ */
+public final class FenceAdmission {
+
+    private static final Logger log = LoggerFactory.getLogger(FenceAdmission.class);
+
+    private final FenceStore store;
+    private final InflightRegistrations registrations;
+    private final LocalInflight local;
+    private final RememberedFences remembered;
+    private final Consumer<FenceClaim> regressionSeen;
+
+    public FenceAdmission(FenceStore store, InflightRegistrations registrations, LocalInflight local,
+                          RememberedFences remembered, Consumer<FenceClaim> regressionSeen) {
+        this.store = store;
+        this.registrations = registrations;
+        this.local = local;
+        this.remembered = remembered;
+        this.regressionSeen = regressionSeen;
+    }
+
+    /** Below what this instance already admitted: stale without asking the store. */
+    public Optional<FenceDecision> knownStale(FenceClaim claim) {
+        OptionalLong highest = remembered.highest(claim.resource());
+        if (highest.isPresent() && claim.token().value() < highest.getAsLong()) {
+            return Optional.of(new FenceDecision.Stale(claim, rememberedFence(claim, highest.getAsLong())));
+        }
+        return Optional.empty();
+    }
+
+    /** Call after {@link LocalInflight#enter(FenceClaim)}. */
+    public FenceDecision attempt(FenceClaim claim) {
+        return attemptAll(List.of(claim)).get(0);
+    }
+
+    /**
+     * Judges a batch of entered claims with one trip to the store. A claim whose registration
+     * failed is not judged: it gets Unavailable.
+     *
+     * @throws FenceStoreUnavailableException when the store could judge none of them
+     */
+    public List<FenceDecision> attemptAll(List<FenceClaim> claims) {
+        List<FenceDecision> decisions = new ArrayList<>(Collections.nCopies(claims.size(), null));
+        List<FenceClaim> covered = new ArrayList<>(claims.size());
+        List<Integer> positions = new ArrayList<>(claims.size());
+        for (int i = 0; i < claims.size(); i++) {
+            try {
+                registrations.cover(claims.get(i));
+                covered.add(claims.get(i));
+                positions.add(i);
+            } catch (FenceStoreUnavailableException e) {
+                decisions.set(i, new FenceDecision.Unavailable(e.getMessage()));
+            }
+        }
+        if (!covered.isEmpty()) {
+            List<FenceDecision> judged = store.admitAll(covered);
+            for (int j = 0; j < covered.size(); j++) {
+                decisions.set(positions.get(j), settle(covered.get(j), judged.get(j)));
+            }
+        }
+        return decisions;
+    }
+
+    private FenceDecision settle(FenceClaim claim, FenceDecision decision) {
+        if (decision instanceof FenceDecision.Admitted admitted) {
+            decision = guardAgainstRegression(admitted);
+        }
+        if (decision instanceof FenceDecision.Admitted && local.hasLowerThan(claim)) {
+            return new FenceDecision.Draining(claim, new Fence(claim.resource(), claim.token(), claim.holder()));
+        }
+        if (decision instanceof FenceDecision.Admitted) {
+            remembered.admitted(claim);
+        }
+        return decision;
+    }
+
+    /**
+     * The store admitted a token below one this instance admitted before: it lost the fence (a
+     * failover to a replica that missed commits, a restore). Refuse, say so loudly, and put the
+     * fence back up.
+     */
+    private FenceDecision guardAgainstRegression(FenceDecision.Admitted admitted) {
+        FenceClaim claim = admitted.claim();
+        OptionalLong highest = remembered.highest(claim.resource());
+        if (highest.isEmpty() || claim.token().value() >= highest.getAsLong()) {
+            return admitted;
+        }
+        log.error("FENCE REGRESSION for {}: the fence store held {} but this instance admitted {} before; "
+                        + "refusing token {} and raising the fence back to {}", claim.resource(),
+                admitted.previous().map(Object::toString).orElse("no fence"), highest.getAsLong(), claim.token(),
+                highest.getAsLong());
+        regressionSeen.accept(claim);
+        store.admit(new FenceClaim(claim.resource(), new FencingToken(highest.getAsLong()), Optional.empty()));
+        return new FenceDecision.Stale(claim, rememberedFence(claim, highest.getAsLong()));
+    }
+
+    private static Fence rememberedFence(FenceClaim claim, long token) {
+        return new Fence(claim.resource(), new FencingToken(token), Optional.empty());
+    }
+}

@@ -1,0 +1,21 @@
+package dev.fencegate.observability;
+
+import ch.qos.logback.classic.LoggerContext;
+import org.slf4j.LoggerFactory;
+
+/** The logging backend's lifecycle, kept out of the command classes. */
+public final class Logging {
+
+    private Logging() {
+    }
+
+    /**
+     * Writes out what asynchronous appenders still queue (the access log) and stops logging.
+     * Call last before the process halts, or the final lines are lost.
+     */
+    public static void stop() {
+        if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
+            context.stop();
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package dev.fencegate.proxy;
+
+import dev.fencegate.http.ClaimParser;
+import dev.fencegate.http.DeleteObjectsKeys;
+import dev.fencegate.http.HeaderNames;
+import dev.fencegate.http.Outcome;
+import dev.fencegate.http.Problem;
+import dev.fencegate.http.S3Requests;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+import java.util.List;
+
+/**
+ * Reads a DeleteObjects request (POST /bucket?delete) far enough to fence it: its token and
+ * target before the body, then the whole body, bounded, then one claim per key it names. The
+ * body is kept unchanged, to be relayed once every claim was admitted.
+ */
+final class DeleteObjectsIntake {
+
+    private final HttpRequest head;
+    private final String bucketPath;
+    private final BoundedBodyCollector body;
+    private final int limit;
+
+    private DeleteObjectsIntake(HttpRequest head, String bucketPath, BoundedBodyCollector body, int limit) {
+        this.head = head;
+        this.bucketPath = bucketPath;
+        this.body = body;
+        this.limit = limit;
+    }
+
+    /** Either an intake ready for the body, or the problem that refuses the request before it is read. */
+    sealed interface Start {
+        record Ready(DeleteObjectsIntake intake) implements Start {
+        }
+
+        record Refused(Problem problem) implements Start {
+        }
+    }
+
+    static Start start(HttpRequest head, int limit, ByteBufAllocator allocator) {
+        var bucketPath = S3Requests.bucketPath(head.uri());
+        if (bucketPath.isEmpty()) {
+            return new Start.Refused(Problem.of(Outcome.AMBIGUOUS_PATH, "DeleteObjects must target a bucket: POST /bucket?delete"));
+        }
+        ClaimParser.ClaimParse token = ClaimParser.parse(bucketPath.get(), tokens(head), holders(head));
+        if (token instanceof ClaimParser.ClaimParse.Refused refused) {
+            return new Start.Refused(refused.problem());
+        }
+        if (HttpUtil.getContentLength(head, 0L) > limit) {
+            return new Start.Refused(tooLarge(limit));
+        }
+        return new Start.Ready(new DeleteObjectsIntake(head, bucketPath.get(), new BoundedBodyCollector(allocator, limit), limit));
+    }
+
+    /** Takes ownership of {@code content}; null while the body is within the limit, else the problem. */
+    Problem add(HttpContent content) {
+        return body.add(content) ? null : tooLarge(limit);
+    }
+
+    boolean complete() {
+        return body.complete();
+    }
+
+    /** One claim per distinct key, or the problem that refuses the whole request. */
+    ClaimParser.ClaimsParse claims() {
+        DeleteObjectsKeys.KeysParse keys = DeleteObjectsKeys.parse(body.bytes());
+        if (keys instanceof DeleteObjectsKeys.KeysParse.Refused refused) {
+            return new ClaimParser.ClaimsParse.Refused(Problem.of(Outcome.BAD_REQUEST, refused.detail()));
+        }
+        return ClaimParser.parseAll(bucketPath, ((DeleteObjectsKeys.KeysParse.Keys) keys).keys(), tokens(head), holders(head));
+    }
+
+    /** The body, unchanged, for the store; the caller owns it from here. */
+    LastHttpContent takeBody() {
+        return body.take();
+    }
+
+    void release() {
+        body.release();
+    }
+
+    private static Problem tooLarge(int limit) {
+        return Problem.of(Outcome.PAYLOAD_TOO_LARGE, "DeleteObjects body above the limit of " + limit + " bytes");
+    }
+
+    private static List<String> tokens(HttpRequest head) {
+        return head.headers().getAll(HeaderNames.FENCING_TOKEN);
+    }
+
+    private static List<String> holders(HttpRequest head) {
+        return head.headers().getAll(HeaderNames.FENCING_HOLDER);
+    }
+}

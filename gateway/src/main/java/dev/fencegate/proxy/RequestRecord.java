@@ -1,0 +1,91 @@
+package dev.fencegate.proxy;
+
+import dev.fencegate.fence.FenceClaim;
+import dev.fencegate.fence.FenceDecision;
+import dev.fencegate.http.Outcome;
+import dev.fencegate.observability.AccessLog;
+import dev.fencegate.observability.GatewayMetrics;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+
+/**
+ * What one request did, filled in as it goes, for the metrics and the access log. Lives on the
+ * connection's event loop with the request; written out once, when the request is answered.
+ */
+final class RequestRecord {
+
+    private final GatewayMetrics metrics;
+    private final AccessLog accessLog;
+    private final String method;
+    private final String path;
+    private final long startNanos = System.nanoTime();
+    private Timer.Sample fenceSample;
+    private Timer.Sample storeSample;
+    private Duration fenceCheck;
+    private Duration store;
+    private FenceClaim claim;
+    private FenceDecision decision;
+    private boolean written;
+
+    RequestRecord(GatewayMetrics metrics, AccessLog accessLog, String method, String path) {
+        this.metrics = metrics;
+        this.accessLog = accessLog;
+        this.method = method;
+        this.path = path;
+    }
+
+    void fenceAsked(FenceClaim asked) {
+        claim = asked;
+        fenceSample = metrics.startFenceCheck();
+    }
+
+    void fenceAnswered(FenceDecision answer) {
+        decision = answer;
+        metrics.fenceDecision(answer);
+        if (fenceSample != null) {
+            fenceCheck = metrics.recordFenceCheck(fenceSample, answer);
+            fenceSample = null;
+        }
+    }
+
+    void storeAsked() {
+        storeSample = metrics.startStoreExchange();
+    }
+
+    /** The store answered; {@code status} is its status code. */
+    void forwarded(int status) {
+        metrics.forwarded(method);
+        stopStore(Outcome.FORWARDED);
+        write(Outcome.FORWARDED, status);
+    }
+
+    /** The gateway answered, with a refusal or a failure of the store. */
+    void answered(Outcome outcome) {
+        metrics.refused(method, outcome);
+        stopStore(outcome);
+        write(outcome, outcome.status());
+    }
+
+    private void stopStore(Outcome outcome) {
+        if (storeSample != null) {
+            store = metrics.recordStoreExchange(storeSample, method, outcome);
+            storeSample = null;
+        }
+    }
+
+    private void write(Outcome outcome, int status) {
+        if (written || !accessLog.enabled()) {
+            return;
+        }
+        written = true;
+        Long current = switch (decision == null ? FenceDecision.Kind.MISSING_TOKEN : decision.kind()) {
+            case STALE -> ((FenceDecision.Stale) decision).current().token().value();
+            case REUSED -> ((FenceDecision.Reused) decision).current().token().value();
+            case DRAINING -> ((FenceDecision.Draining) decision).current().token().value();
+            case ADMITTED, MISSING_TOKEN, MALFORMED_TOKEN, MALFORMED_HOLDER, UNAVAILABLE -> null;
+        };
+        accessLog.record(new AccessLog.Entry(method, path, outcome.tag(), status,
+                claim == null ? null : claim.token().value(), current, claim == null ? null : claim.resource().value(),
+                fenceCheck, store, Duration.ofNanos(System.nanoTime() - startNanos)));
+    }
+}

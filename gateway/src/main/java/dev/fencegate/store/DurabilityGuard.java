@@ -1,0 +1,115 @@
+package dev.fencegate.store;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads what an acknowledged fence means in this deployment, says it in plain words, and refuses
+ * writes on settings that can lose acknowledged fences unless the operator accepted that.
+ */
+public final class DurabilityGuard {
+
+    private static final Logger log = LoggerFactory.getLogger(DurabilityGuard.class);
+    private static final String READ = """
+            SELECT current_setting('fsync'), current_setting('synchronous_commit'),
+                   current_setting('synchronous_standby_names'), pg_is_in_recovery(),
+                   current_setting('transaction_read_only'),
+                   (SELECT count(*) FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum')),
+                   (SELECT count(*) FROM pg_stat_replication WHERE sync_state IS DISTINCT FROM 'sync'
+                                                             AND sync_state IS DISTINCT FROM 'quorum')""";
+
+    /** The settings that decide whether an acknowledged commit can be lost. */
+    public record Reading(String fsync, String synchronousCommit, String synchronousStandbyNames, boolean inRecovery,
+                          boolean readOnly, long syncStandbys, long otherStandbys) {
+    }
+
+    /** Whether writes may be served, and why, in words an operator can act on. */
+    public record Verdict(boolean safe, String words) {
+    }
+
+    private final DataSource dataSource;
+    private final boolean allowUnsafe;
+    private final boolean requireSyncStandby;
+    private volatile Verdict verdict = new Verdict(false, "durability of the fence store not checked yet");
+
+    public DurabilityGuard(DataSource dataSource, boolean allowUnsafe, boolean requireSyncStandby) {
+        this.dataSource = dataSource;
+        this.allowUnsafe = allowUnsafe;
+        this.requireSyncStandby = requireSyncStandby;
+    }
+
+    public static Verdict judge(Reading r, boolean requireSyncStandby) {
+        if (r.inRecovery()) {
+            return new Verdict(false, "the fence database is a standby in recovery: it cannot record fences");
+        }
+        if (r.readOnly()) {
+            return new Verdict(false, "the fence database session is read-only: it cannot record fences");
+        }
+        if (r.fsync().equals("off")) {
+            return new Verdict(false, "fsync is off: a crash of the database server can lose acknowledged fences");
+        }
+        if (r.synchronousCommit().equals("off")) {
+            return new Verdict(false, "synchronous_commit is off: fences are acknowledged before they are on disk, "
+                    + "so a crash can lose them");
+        }
+        if (r.synchronousStandbyNames().isBlank()) {
+            if (r.otherStandbys() > 0) {
+                return new Verdict(false, r.otherStandbys() + " asynchronous standby(s) and no synchronous one: "
+                        + "a failover to a standby can lose acknowledged fences");
+            }
+            if (requireSyncStandby) {
+                return new Verdict(false, "no synchronous standby is configured (synchronous_standby_names is empty), "
+                        + "and --require-sync-standby is set");
+            }
+            return new Verdict(true, "an acknowledged fence is on the database server's disk (no standbys): "
+                    + "it survives a crash, not the loss of the server");
+        }
+        if (r.synchronousCommit().equals("local")) {
+            return new Verdict(false, "synchronous_commit is local: commits do not wait for the synchronous standby, "
+                    + "so a failover can lose acknowledged fences");
+        }
+        if (r.syncStandbys() == 0) {
+            return new Verdict(false, "a synchronous standby is configured (" + r.synchronousStandbyNames()
+                    + ") but none is connected: commits cannot be confirmed");
+        }
+        return new Verdict(true, "an acknowledged fence is on the primary's disk and confirmed by " + r.syncStandbys()
+                + " synchronous standby(s) (synchronous_commit = " + r.synchronousCommit() + ")");
+    }
+
+    /** Reads the settings now; logs when the verdict changes. Blocking: call off the event loops. */
+    public void check() throws SQLException {
+        Reading reading;
+        try (Connection connection = dataSource.getConnection();
+             Statement statement = connection.createStatement();
+             ResultSet row = statement.executeQuery(READ)) {
+            row.next();
+            reading = new Reading(row.getString(1), row.getString(2), row.getString(3), row.getBoolean(4),
+                    row.getString(5).equals("on"), row.getLong(6), row.getLong(7));
+        }
+        Verdict fresh = judge(reading, requireSyncStandby);
+        if (!fresh.equals(verdict)) {
+            if (fresh.safe()) {
+                log.info("Fence durability: {}", fresh.words());
+            } else if (allowUnsafe) {
+                log.warn("Fence durability: {}. Writes are served anyway (--allow-unsafe-durability).", fresh.words());
+            } else {
+                log.error("Fence durability: {}. Writes are refused with 503 (--allow-unsafe-durability overrides).",
+                        fresh.words());
+            }
+        }
+        verdict = fresh;
+    }
+
+    /** Why writes must be refused now, or empty when they may be served. */
+    public Optional<String> refusal() {
+        Verdict current = verdict;
+        return current.safe() || allowUnsafe ? Optional.empty()
+                : Optional.of("writes refused: " + current.words());
+    }
+}

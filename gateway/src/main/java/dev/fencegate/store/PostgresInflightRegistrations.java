@@ -1,0 +1,154 @@
+package dev.fencegate.store;
+
+import dev.fencegate.fence.FenceClaim;
+import dev.fencegate.fence.FenceStoreUnavailableException;
+import dev.fencegate.fence.InflightRegistrations;
+import dev.fencegate.fence.LocalInflight;
+import dev.fencegate.fence.ResourceKey;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.sql.DataSource;
+
+/**
+ * This instance's rows in {@code fence_inflight}. A row is written only when the local writes
+ * need more than it covers (a lower token, or a later end), so a holder writing steadily with its
+ * token costs no commit per write. Rows are withdrawn once the resource has been idle here for
+ * a short while, and narrowed when the lowest local token rises, so other instances' raises do
+ * not wait on writes that are done. Each row carries a generation so a withdrawal never removes
+ * a row that a concurrent cover has just renewed.
+ */
+public final class PostgresInflightRegistrations implements InflightRegistrations {
+
+    private static final String COVER = """
+            INSERT INTO fence_inflight AS i (resource, instance, min_token, until, generation)
+            VALUES (?, ?, ?, now() + make_interval(secs => ?), 1)
+            ON CONFLICT (resource, instance) DO UPDATE
+                SET min_token = least(i.min_token, EXCLUDED.min_token),
+                    until = greatest(i.until, EXCLUDED.until),
+                    generation = i.generation + 1
+            RETURNING min_token, generation""";
+    private static final String WITHDRAW = "DELETE FROM fence_inflight WHERE resource = ? AND instance = ? AND generation = ?";
+    private static final String NARROW = "UPDATE fence_inflight SET min_token = ? WHERE resource = ? AND instance = ? AND generation = ?";
+
+    /** What this instance last wrote for a resource; its expiry is a local-clock lower bound. */
+    private record Registered(long minToken, long generation, long expiresNanos) {
+    }
+
+    private final DataSource dataSource;
+    private final UUID instance;
+    private final LocalInflight local;
+    private final long windowNanos;
+    private final long idleReleaseNanos;
+    private final Map<ResourceKey, Registered> registered = new ConcurrentHashMap<>();
+
+    /**
+     * @param window      how long any one write of this instance can be in flight (store timeout plus the unknown-outcome hold)
+     * @param idleRelease how long a resource stays registered after its last local write finished
+     */
+    public PostgresInflightRegistrations(DataSource dataSource, UUID instance, LocalInflight local, Duration window,
+                                         Duration idleRelease) {
+        this.dataSource = dataSource;
+        this.instance = instance;
+        this.local = local;
+        this.windowNanos = window.toNanos();
+        this.idleReleaseNanos = idleRelease.toNanos();
+    }
+
+    @Override
+    public void cover(FenceClaim claim) {
+        long now = System.nanoTime();
+        Registered current;
+        synchronized (local.lock()) {
+            current = registered.get(claim.resource());
+        }
+        if (current != null && current.minToken() <= claim.token().value() && current.expiresNanos() - now > windowNanos) {
+            return;
+        }
+        // Renew for two windows, so a steady writer renews about once per window.
+        double seconds = 2.0 * windowNanos / 1e9;
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement upsert = connection.prepareStatement(COVER)) {
+            upsert.setString(1, claim.resource().value());
+            upsert.setObject(2, instance);
+            upsert.setLong(3, claim.token().value());
+            upsert.setDouble(4, seconds);
+            try (ResultSet row = upsert.executeQuery()) {
+                row.next();
+                Registered renewed = new Registered(row.getLong(1), row.getLong(2), now + 2 * windowNanos);
+                synchronized (local.lock()) {
+                    registered.merge(claim.resource(), renewed, (old, fresh) -> fresh.generation() >= old.generation() ? fresh : old);
+                }
+            }
+        } catch (SQLException e) {
+            throw new FenceStoreUnavailableException("in-flight registration for " + claim.resource() + " failed: "
+                    + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
+        }
+    }
+
+    @Override
+    public void reconcile() {
+        List<Object[]> withdrawals = new ArrayList<>();
+        List<Object[]> narrowings = new ArrayList<>();
+        long now = System.nanoTime();
+        synchronized (local.lock()) {
+            for (Map.Entry<ResourceKey, Registered> entry : registered.entrySet()) {
+                ResourceKey resource = entry.getKey();
+                Registered row = entry.getValue();
+                OptionalLong lowest = local.lowest(resource);
+                if (lowest.isEmpty() && (local.idleFor(resource, idleReleaseNanos) || now - row.expiresNanos() > 0)) {
+                    registered.remove(resource);
+                    local.forget(resource);
+                    withdrawals.add(new Object[] {resource.value(), row.generation()});
+                } else if (lowest.isPresent() && lowest.getAsLong() > row.minToken()) {
+                    // Covers arriving from now on see the higher minimum and write their own row.
+                    registered.put(resource, new Registered(lowest.getAsLong(), row.generation(), row.expiresNanos()));
+                    narrowings.add(new Object[] {lowest.getAsLong(), resource.value(), row.generation()});
+                }
+            }
+        }
+        if (withdrawals.isEmpty() && narrowings.isEmpty()) {
+            return;
+        }
+        try (Connection connection = dataSource.getConnection()) {
+            batch(connection, WITHDRAW, withdrawals, (statement, row) -> {
+                statement.setString(1, (String) row[0]);
+                statement.setObject(2, instance);
+                statement.setLong(3, (Long) row[1]);
+            });
+            batch(connection, NARROW, narrowings, (statement, row) -> {
+                statement.setLong(1, (Long) row[0]);
+                statement.setString(2, (String) row[1]);
+                statement.setObject(3, instance);
+                statement.setLong(4, (Long) row[2]);
+            });
+        } catch (SQLException e) {
+            // Harmless: a row left behind only delays other instances' raises until it expires.
+        }
+    }
+
+    private interface Binder {
+        void bind(PreparedStatement statement, Object[] row) throws SQLException;
+    }
+
+    private static void batch(Connection connection, String sql, List<Object[]> rows, Binder binder) throws SQLException {
+        if (rows.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (Object[] row : rows) {
+                binder.bind(statement, row);
+                statement.addBatch();
+            }
+            statement.executeBatch();
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package dev.fencegate.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencegate.config.HostPort;
+import dev.fencegate.config.OperationsConfig;
+import dev.fencegate.fence.Fence;
+import dev.fencegate.fence.FencingToken;
+import dev.fencegate.fence.InMemoryFenceStore;
+import dev.fencegate.fence.ResourceKey;
+import dev.fencegate.proxy.AdminServer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import org.junit.jupiter.api.Test;
+
+/** The fence endpoints over a real socket: escapes survive to the route, and the token is checked on the wire. */
+class AdminServerTest {
+
+    private static final String TOKEN = "admin-token-0123456789";
+
+    private final InMemoryFenceStore store = new InMemoryFenceStore();
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    /**
+     * Bound to loopback with no token configured (what GatewayConfig allows): no credentials needed.
+     * The key /bucket/a%20b.csv is named by encoding it once more, so its own escape survives.
+     */
+    @Test
+    void onALoopbackPortWithoutATokenAnyLocalCallerMayRaise() throws Exception {
+        AdminAuth auth = AdminAuth.of(OperationsConfig.defaults().adminTokenIfSet());
+        try (AdminServer server = start(auth)) {
+            HttpResponse<String> raised = send(server, "POST", "/fences/%2Fbucket%2Fa%2520b.csv?token=41", null);
+            HttpResponse<String> read = send(server, "GET", "/fences/%2Fbucket%2Fa%2520b.csv", null);
+
+            assertThat(raised.statusCode()).as(raised.body()).isEqualTo(200);
+            assertThat(read.body()).isEqualTo("{\"resource\":\"/bucket/a%20b.csv\",\"token\":41,\"holder\":null}");
+            assertThat(store.read(new ResourceKey("/bucket/a%20b.csv")).map(Fence::token)).contains(new FencingToken(41));
+        }
+    }
+
+    @Test
+    void withATokenTheWireAnswers401WithAChallengeUnlessTheBearerMatches() throws Exception {
+        try (AdminServer server = start(AdminAuth.bearer(TOKEN))) {
+            HttpResponse<String> refused = send(server, "POST", "/fences/%2Fb%2Fk?token=2", null);
+            HttpResponse<String> served = send(server, "POST", "/fences/%2Fb%2Fk?token=2", "Bearer " + TOKEN);
+
+            assertThat(refused.statusCode()).isEqualTo(401);
+            assertThat(refused.headers().firstValue("WWW-Authenticate")).contains("Bearer realm=\"fencegate-admin\"");
+            assertThat(served.statusCode()).as(served.body()).isEqualTo(200);
+            assertThat(send(server, "GET", "/livez", null).statusCode()).isEqualTo(200);
+        }
+    }
+
+    private AdminServer start(AdminAuth auth) throws InterruptedException {
+        return AdminServer.start(new HostPort("127.0.0.1", 0), new AdminEndpoints(new Readiness(),
+                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), FenceAdmin.over(store), auth));
+    }
+
+    private HttpResponse<String> send(AdminServer server, String method, String target, String authorization) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + target))
+                .method(method, HttpRequest.BodyPublishers.noBody());
+        if (authorization != null) {
+            request.header("Authorization", authorization);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+}

@@ -1,0 +1,228 @@
+package dev.fencegate.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fencegate.fence.Fence;
+import dev.fencegate.fence.FenceClaim;
+import dev.fencegate.fence.FenceDecision;
+import dev.fencegate.fence.FenceStoreUnavailableException;
+import dev.fencegate.fence.FencingToken;
+import dev.fencegate.fence.Holder;
+import dev.fencegate.fence.InMemoryFenceStore;
+import dev.fencegate.fence.ResourceKey;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/** GET and POST /fences/{resource}: read a fence, raise it, never lower it; guarded by the admin token when set. */
+class FenceEndpointsTest {
+
+    private static final String TOKEN = "admin-token-0123456789";
+    /** /reports/q1.csv, percent-encoded as one path segment. */
+    private static final String REPORT = "/fences/%2Freports%2Fq1.csv";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final InMemoryFenceStore store = new InMemoryFenceStore();
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final ListAppender<ILoggingEvent> audit = new ListAppender<>();
+
+    @BeforeEach
+    void captureAudit() {
+        audit.start();
+        ((Logger) LoggerFactory.getLogger("fencegate.audit")).addAppender(audit);
+    }
+
+    @AfterEach
+    void releaseAudit() {
+        ((Logger) LoggerFactory.getLogger("fencegate.audit")).detachAppender(audit);
+    }
+
+    @Test
+    void readsAFenceAsResourceTokenAndHolder() throws IOException {
+        store.admit(new FenceClaim(new ResourceKey("/reports/q1.csv"), new FencingToken(7), Optional.of(new Holder("worker-a"))));
+
+        AdminResponse response = open().handle(get(REPORT));
+
+        assertThat(response.status()).isEqualTo(200);
+        assertThat(response.contentType()).isEqualTo("application/json");
+        assertThat(json(response)).isEqualTo(JSON.readTree("{\"resource\":\"/reports/q1.csv\",\"token\":7,\"holder\":\"worker-a\"}"));
+    }
+
+    @Test
+    void aResourceWithoutAFenceIs404WithANullToken() throws IOException {
+        AdminResponse response = open().handle(get(REPORT));
+
+        assertThat(response.status()).isEqualTo(404);
+        assertThat(json(response).get("resource").asText()).isEqualTo("/reports/q1.csv");
+        assertThat(json(response).get("token").isNull()).isTrue();
+    }
+
+    @Test
+    void postRaisesTheFenceAndAuditsWhoFromAndTo() throws IOException {
+        store.admit(new FenceClaim(new ResourceKey("/reports/q1.csv"), new FencingToken(7), Optional.empty()));
+
+        AdminResponse response = open().handle(post(REPORT, "12", null));
+
+        assertThat(response.status()).as(new String(response.body())).isEqualTo(200);
+        assertThat(json(response).get("token").asLong()).isEqualTo(12);
+        assertThat(json(response).get("previous").asLong()).isEqualTo(7);
+        assertThat(store.read(new ResourceKey("/reports/q1.csv")).map(Fence::token)).contains(new FencingToken(12));
+        assertThat(audit.list).singleElement().satisfies(event -> {
+            assertThat(event.getLevel()).isEqualTo(Level.WARN);
+            assertThat(event.getFormattedMessage()).contains("10.1.2.3:4567").contains("/reports/q1.csv")
+                    .contains("from 7 to 12");
+        });
+    }
+
+    @Test
+    void aFenceIsNeverLoweredALowerTokenGets409() throws IOException {
+        store.admit(new FenceClaim(new ResourceKey("/reports/q1.csv"), new FencingToken(9), Optional.empty()));
+
+        AdminResponse response = open().handle(post(REPORT, "3", null));
+
+        assertThat(response.status()).isEqualTo(409);
+        assertThat(json(response).get("error").asText()).isEqualTo(
+                "token: 3 (expected: at least 9, the current fence; a fence is never lowered)");
+        assertThat(json(response).get("token").asLong()).isEqualTo(9);
+        assertThat(store.read(new ResourceKey("/reports/q1.csv")).map(Fence::token)).contains(new FencingToken(9));
+        assertThat(audit.list).singleElement().satisfies(event -> assertThat(event.getFormattedMessage()).contains("refused"));
+    }
+
+    @Test
+    void raisingToTheCurrentTokenChangesNothing() throws IOException {
+        store.admit(new FenceClaim(new ResourceKey("/reports/q1.csv"), new FencingToken(9), Optional.of(new Holder("w"))));
+
+        AdminResponse response = open().handle(post(REPORT, "9", null));
+
+        assertThat(response.status()).isEqualTo(200);
+        assertThat(json(response).get("token").asLong()).isEqualTo(9);
+        assertThat(json(response).get("holder").asText()).as("an equal token keeps the holder").isEqualTo("w");
+    }
+
+    @Test
+    void aMissingOrMalformedTokenIs400AndRaisesNothing() throws IOException {
+        for (String bad : new String[] {null, "0", "-1", "+5", "07", "1e3", "9223372036854775808"}) {
+            AdminResponse response = open().handle(post(REPORT, bad, null));
+
+            assertThat(response.status()).as("token=%s", bad).isEqualTo(400);
+            assertThat(json(response).get("error").asText()).as("token=%s", bad).startsWith("token: ").contains("expected");
+        }
+        assertThat(store.read(new ResourceKey("/reports/q1.csv"))).isEmpty();
+    }
+
+    @Test
+    void aResourceThatIsNotCanonicalIsRefusedNamingItsCanonicalForm() throws IOException {
+        // %2572 decodes once to %72, an escape the data path decodes to 'r': the key would be /reports/q1.csv.
+        AdminResponse escaped = open().handle(post("/fences/%2F%2572eports%2Fq1.csv", "5", null));
+        AdminResponse relative = open().handle(get("/fences/reports"));
+        AdminResponse dotted = open().handle(get("/fences/%2Fa%2F..%2Fb"));
+        AdminResponse broken = open().handle(get("/fences/%2Fa%2"));
+
+        assertThat(escaped.status()).isEqualTo(400);
+        assertThat(json(escaped).get("error").asText()).contains("expected: its canonical form '/reports/q1.csv'");
+        assertThat(relative.status()).isEqualTo(400);
+        assertThat(json(relative).get("error").asText()).contains("starting with '/'");
+        assertThat(dotted.status()).isEqualTo(400);
+        assertThat(broken.status()).isEqualTo(400);
+        assertThat(store.read(new ResourceKey("/reports/q1.csv"))).isEmpty();
+    }
+
+    @Test
+    void withATokenSetARequestWithoutItIs401AndChangesNothing() throws IOException {
+        AdminEndpoints guarded = guarded();
+
+        AdminResponse none = guarded.handle(post(REPORT, "5", null));
+        AdminResponse wrong = guarded.handle(post(REPORT, "5", "Bearer not-the-token-at-all"));
+        AdminResponse basic = guarded.handle(get(REPORT, "Basic " + TOKEN));
+
+        for (AdminResponse response : List.of(none, wrong, basic)) {
+            assertThat(response.status()).isEqualTo(401);
+            assertThat(response.headers()).containsEntry("WWW-Authenticate", "Bearer realm=\"fencegate-admin\"");
+        }
+        assertThat(store.read(new ResourceKey("/reports/q1.csv"))).isEmpty();
+    }
+
+    @Test
+    void withATokenSetTheRightBearerTokenIsServed() throws IOException {
+        AdminResponse raised = guarded().handle(post(REPORT, "5", "Bearer " + TOKEN));
+        AdminResponse read = guarded().handle(get(REPORT, "bearer " + TOKEN));
+
+        assertThat(raised.status()).isEqualTo(200);
+        assertThat(read.status()).isEqualTo(200);
+        assertThat(json(read).get("token").asLong()).isEqualTo(5);
+    }
+
+    /** Probes and scrapers carry no credentials: the token guards the fences, not health and metrics. */
+    @Test
+    void healthAndMetricsStayOpenWhenATokenIsSet() {
+        AdminEndpoints guarded = guarded();
+
+        assertThat(guarded.handle(AdminRequest.of("GET", "/livez")).status()).isEqualTo(200);
+        assertThat(guarded.handle(AdminRequest.of("GET", "/metrics")).status()).isEqualTo(200);
+    }
+
+    @Test
+    void otherMethodsGet405() {
+        AdminResponse response = open().handle(new AdminRequest("DELETE", REPORT, Map.of(), Optional.empty(), "x"));
+
+        assertThat(response.status()).isEqualTo(405);
+        assertThat(response.headers()).containsEntry("Allow", "GET, HEAD, POST");
+    }
+
+    @Test
+    void anUnreachableFenceStoreGives503() {
+        FenceAdmin down = new FenceAdmin() {
+            @Override
+            public Optional<Fence> read(ResourceKey resource) {
+                throw new FenceStoreUnavailableException("connection refused");
+            }
+
+            @Override
+            public FenceDecision raise(ResourceKey resource, FencingToken token) {
+                throw new FenceStoreUnavailableException("connection refused");
+            }
+        };
+        AdminEndpoints endpoints = new AdminEndpoints(new Readiness(), registry, down, AdminAuth.loopbackOnly());
+
+        assertThat(endpoints.handle(get(REPORT)).status()).isEqualTo(503);
+        assertThat(endpoints.handle(post(REPORT, "4", null)).headers()).containsEntry("Retry-After", "1");
+    }
+
+    private AdminEndpoints open() {
+        return new AdminEndpoints(new Readiness(), registry, FenceAdmin.over(store), AdminAuth.loopbackOnly());
+    }
+
+    private AdminEndpoints guarded() {
+        return new AdminEndpoints(new Readiness(), registry, FenceAdmin.over(store), AdminAuth.bearer(TOKEN));
+    }
+
+    private static AdminRequest get(String path) {
+        return get(path, null);
+    }
+
+    private static AdminRequest get(String path, String authorization) {
+        return new AdminRequest("GET", path, Map.of(), Optional.ofNullable(authorization), "10.1.2.3:4567");
+    }
+
+    private static AdminRequest post(String path, String token, String authorization) {
+        return new AdminRequest("POST", path, token == null ? Map.of() : Map.of("token", List.of(token)),
+                Optional.ofNullable(authorization), "10.1.2.3:4567");
+    }
+
+    private static JsonNode json(AdminResponse response) throws IOException {
+        return JSON.readTree(response.body());
+    }
+}

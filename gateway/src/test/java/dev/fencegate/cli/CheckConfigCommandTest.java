@@ -1,0 +1,100 @@
+package dev.fencegate.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencegate.CheckConfigCommand;
+import dev.fencegate.Fencegate;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code fencegate check-config}: every effective setting with its source, secrets masked; exit 2 when invalid. */
+class CheckConfigCommandTest {
+
+    private static final String PASSWORD = "pg-secret-42";
+    private static final String ADMIN_TOKEN = "admin-token-0123456789";
+
+    @TempDir
+    Path dir;
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    @Test
+    void printsEverySettingWithItsSourceAndExitsZero() throws IOException {
+        Path file = Files.writeString(dir.resolve("fencegate.yml"), "upstream: http://store:9000\nlisten: 0.0.0.0:8080\n");
+
+        int status = run(Map.of("FENCEGATE_DB_POOL_SIZE", "8"), "--config", file.toString(), "--fence-timeout", "750ms");
+
+        assertThat(status).as(err.toString()).isZero();
+        assertThat(lines()).contains(
+                "config = " + file + " (flag)",
+                "upstream = http://store:9000 (file)",
+                "listen = 0.0.0.0:8080 (file)",
+                "db-pool-size = 8 (env)",
+                "fence-timeout = 750ms (flag)",
+                "admin-listen = 127.0.0.1:9090 (default)");
+        assertThat(lines()).hasSize(1 + dev.fencegate.config.Setting.values().length);
+        assertThat(err.toString()).isEmpty();
+    }
+
+    @Test
+    void secretsAreMaskedWhereverTheyComeFrom() {
+        int status = run(Map.of("FENCEGATE_DB_PASSWORD", PASSWORD),
+                "--upstream", "http://store:9000", "--admin-token", ADMIN_TOKEN);
+
+        assertThat(status).as(err.toString()).isZero();
+        assertThat(out.toString()).doesNotContain(PASSWORD).doesNotContain(ADMIN_TOKEN);
+        assertThat(lines()).contains("db-password = ******** (env)", "admin-token = ******** (flag)");
+    }
+
+    @Test
+    void anInvalidValueExitsTwoWithTheMessageNamingTheSetting() {
+        int status = run(Map.of("FENCEGATE_UPSTREAM", "http://store:9000", "FENCEGATE_FENCE_TIMEOUT", "5"));
+
+        assertThat(status).isEqualTo(2);
+        assertThat(err.toString()).contains("--fence-timeout: '5' (expected a duration such as 500ms, 5s or 2m); set by FENCEGATE_FENCE_TIMEOUT");
+        assertThat(lines()).as("the settings are still shown, to find the culprit").contains("fence-timeout = 5 (env)");
+    }
+
+    @Test
+    void anUnknownKeyInTheFileExitsTwoNamingTheKeyAndFile() throws IOException {
+        Path file = Files.writeString(dir.resolve("typo.yml"), "upstream: http://store:9000\ndb-passwd: x\n");
+
+        int status = run(Map.of(), "--config", file.toString());
+
+        assertThat(status).isEqualTo(2);
+        assertThat(err.toString()).contains("unknown key 'db-passwd'").contains(file.toString());
+    }
+
+    @Test
+    void aNonLoopbackAdminPortWithoutATokenExitsTwoNamingTheFlag() {
+        int status = run(Map.of(), "--upstream", "http://store:9000", "--admin-listen", "0.0.0.0:9090");
+
+        assertThat(status).isEqualTo(2);
+        assertThat(err.toString()).contains("--admin-token: missing");
+    }
+
+    @Test
+    void isASubcommandOfFencegate() {
+        assertThat(Fencegate.commandLine().getSubcommands()).containsKey("check-config");
+    }
+
+    private int run(Map<String, String> env, String... args) {
+        CommandLine cli = new CommandLine(new CheckConfigCommand(env));
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        return cli.execute(args);
+    }
+
+    private List<String> lines() {
+        return out.toString().lines().toList();
+    }
+}

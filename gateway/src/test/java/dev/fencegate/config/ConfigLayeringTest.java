@@ -1,0 +1,165 @@
+package dev.fencegate.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/**
+ * Settings come from the built-in default, then the --config file, then FENCEGATE_* variables,
+ * then flags, each overriding the one before; a bad file or value fails naming the key and where it was set.
+ */
+class ConfigLayeringTest {
+
+    @TempDir
+    Path dir;
+
+    @Command(name = "config-layering-test")
+    static final class Wrapper {
+        @Mixin
+        GatewayOptions options = new GatewayOptions();
+    }
+
+    @Test
+    void aFlagBeatsTheEnvironmentWhichBeatsTheFileWhichBeatsTheDefault() throws IOException {
+        Path file = file("""
+                upstream: http://from-file:9000
+                db-pool-size: 3
+                fence-timeout: 3s
+                listen: 127.0.0.1:3000
+                """);
+        Map<String, String> env = Map.of("FENCEGATE_DB_POOL_SIZE", "5", "FENCEGATE_FENCE_TIMEOUT", "5s");
+
+        EffectiveSettings settings = settingsOf(env, "--config", file.toString(), "--fence-timeout", "7s");
+        GatewayConfig config = GatewayConfigReader.read(settings);
+
+        assertThat(config.database().checkTimeout()).as("flag over env and file").isEqualTo(Duration.ofSeconds(7));
+        assertThat(config.database().poolSize()).as("env over file").isEqualTo(5);
+        assertThat(config.listen()).as("file over default").isEqualTo(new HostPort("127.0.0.1", 3000));
+        assertThat(config.upstream().getHost()).as("file alone").isEqualTo("from-file");
+        assertThat(config.clientIdleTimeout()).as("default").isEqualTo(Duration.ofSeconds(30));
+        assertThat(settings.get(Setting.FENCE_TIMEOUT).source()).isEqualTo(SettingValue.Source.FLAG);
+        assertThat(settings.get(Setting.DB_POOL_SIZE).source()).isEqualTo(SettingValue.Source.ENV);
+        assertThat(settings.get(Setting.LISTEN).source()).isEqualTo(SettingValue.Source.FILE);
+        assertThat(settings.get(Setting.CLIENT_IDLE_TIMEOUT).source()).isEqualTo(SettingValue.Source.DEFAULT);
+    }
+
+    @Test
+    void theFileCanBeNamedByTheEnvironmentAndTheFlagWinsOverIt() throws IOException {
+        Path byEnv = file("db-user: from-env-file\n");
+        Path byFlag = Files.writeString(dir.resolve("other.yml"), "db-user: from-flag-file\n");
+
+        EffectiveSettings namedByEnv = settingsOf(Map.of("FENCEGATE_CONFIG", byEnv.toString()));
+        EffectiveSettings namedByBoth = settingsOf(Map.of("FENCEGATE_CONFIG", byEnv.toString()), "--config", byFlag.toString());
+
+        assertThat(namedByEnv.text(Setting.DB_USER)).isEqualTo("from-env-file");
+        assertThat(namedByEnv.lines().get(0)).isEqualTo("config = " + byEnv + " (env)");
+        assertThat(namedByBoth.text(Setting.DB_USER)).isEqualTo("from-flag-file");
+        assertThat(namedByBoth.lines().get(0)).isEqualTo("config = " + byFlag + " (flag)");
+    }
+
+    /** A variable set to nothing counts as unset, as ${VAR:-default} does: compose files often write FOO= for "none". */
+    @Test
+    void anEmptyVariableDoesNotOverride() throws IOException {
+        Path file = file("db-user: from-file\n");
+
+        EffectiveSettings settings = settingsOf(Map.of("FENCEGATE_DB_USER", ""), "--config", file.toString());
+
+        assertThat(settings.get(Setting.DB_USER).value()).isEqualTo("from-file");
+    }
+
+    /** YAML 1.1 reads a bare off as false; the file means the word it shows. */
+    @Test
+    void valuesAreReadAsWrittenNotAsYamlBooleans() throws IOException {
+        Path file = file("upstream: http://store:9000\naccess-log: off\nallow-unsafe-durability: true\n");
+
+        GatewayConfig config = GatewayConfigReader.read(settingsOf(Map.of(), "--config", file.toString()));
+
+        assertThat(config.operations().accessLog()).isEqualTo(AccessLogFormat.OFF);
+        assertThat(config.safety().allowUnsafeDurability()).isTrue();
+    }
+
+    @Test
+    void anUnknownKeyFailsNamingTheKeyAndTheFile() throws IOException {
+        Path file = file("upstream: http://store:9000\nfence-timout: 2s\n");
+
+        Throwable failure = catchThrowable(() -> settingsOf(Map.of(), "--config", file.toString()));
+
+        assertThat(failure).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("unknown key 'fence-timout'")
+                .hasMessageContaining(file.toString())
+                .hasMessageContaining("line 2")
+                .hasMessageContaining("expected one of: listen, admin-listen");
+    }
+
+    @Test
+    void aBadValueFromTheFileNamesTheKeyAndTheFile() throws IOException {
+        Path file = file("upstream: http://store:9000\ndb-pool-size: many\n");
+
+        Throwable failure = catchThrowable(() -> GatewayConfigReader.read(settingsOf(Map.of(), "--config", file.toString())));
+
+        assertThat(failure).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("--db-pool-size: 'many' (expected an integer)")
+                .hasMessageContaining("set by db-pool-size in " + file);
+    }
+
+    /** A value that parses but is out of range is blamed on where it was set, too. */
+    @Test
+    void anOutOfRangeValueFromTheEnvironmentNamesTheVariable() {
+        Throwable failure = catchThrowable(() -> GatewayConfigReader.read(settingsOf(
+                Map.of("FENCEGATE_UPSTREAM", "http://store:9000", "FENCEGATE_DB_POOL_SIZE", "0"))));
+
+        assertThat(failure).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--db-pool-size: 0 (expected 1 to 1000); set by FENCEGATE_DB_POOL_SIZE");
+    }
+
+    @Test
+    void aListValueOrBrokenYamlFailsNamingTheFile() throws IOException {
+        Path list = file("listen: [a, b]\n");
+        Path broken = Files.writeString(dir.resolve("broken.yml"), "listen: 127.0.0.1:1\nlisten: 127.0.0.1:2\n");
+
+        assertThat(catchThrowable(() -> settingsOf(Map.of(), "--config", list.toString())))
+                .hasMessageContaining("key 'listen'").hasMessageContaining("expected a single value").hasMessageContaining(list.toString());
+        assertThat(catchThrowable(() -> settingsOf(Map.of(), "--config", broken.toString())))
+                .hasMessageContaining("--config: " + broken).hasMessageContaining("Duplicate field 'listen'");
+    }
+
+    @Test
+    void aMissingFileFailsNamingIt() {
+        Path missing = dir.resolve("absent.yml");
+
+        assertThat(catchThrowable(() -> settingsOf(Map.of(), "--config", missing.toString())))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--config: " + missing).hasMessageContaining("expected a readable YAML file");
+    }
+
+    @Test
+    void anEmptyFileSetsNothing() throws IOException {
+        Path empty = file("");
+
+        EffectiveSettings settings = settingsOf(Map.of(), "--config", empty.toString());
+
+        assertThat(settings.values().values()).allMatch(value -> value.source() == SettingValue.Source.DEFAULT);
+    }
+
+    private Path file(String yaml) throws IOException {
+        return Files.writeString(dir.resolve("fencegate.yml"), yaml);
+    }
+
+    private static EffectiveSettings settingsOf(Map<String, String> env, String... args) {
+        Wrapper wrapper = new Wrapper();
+        new CommandLine(wrapper).parseArgs(new ArrayList<>(List.of(args)).toArray(String[]::new));
+        return wrapper.options.settings(env);
+    }
+}

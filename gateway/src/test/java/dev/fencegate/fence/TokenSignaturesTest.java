@@ -1,0 +1,47 @@
+package dev.fencegate.fence;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** Only the issuer's signature of exactly this token on exactly this resource passes. */
+class TokenSignaturesTest {
+
+    private static final byte[] KEY = "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+    private final TokenSignatures signatures = new TokenSignatures(KEY);
+
+    private static FenceClaim claim(String resource, long token) {
+        return new FenceClaim(new ResourceKey(resource), new FencingToken(token), Optional.empty());
+    }
+
+    @Test
+    void theIssuersSignaturePasses() {
+        String signature = signatures.sign(new ResourceKey("/jobs/7"), new FencingToken(42));
+        assertThat(signature).startsWith("v1=");
+        assertThat(signatures.verify(claim("/jobs/7", 42), signature)).isEmpty();
+    }
+
+    @Test
+    void aSignatureDoesNotCarryOverToAnotherTokenOrResource() {
+        String signature = signatures.sign(new ResourceKey("/jobs/7"), new FencingToken(42));
+        assertThat(signatures.verify(claim("/jobs/7", Long.MAX_VALUE), signature)).get().asString().contains("does not match");
+        assertThat(signatures.verify(claim("/jobs/8", 42), signature)).get().asString().contains("does not match");
+    }
+
+    @Test
+    void anotherKeysSignatureAMissingOneOrGarbageIsRefused() {
+        TokenSignatures other = new TokenSignatures("fedcba9876543210fedcba9876543210".getBytes(StandardCharsets.US_ASCII));
+        assertThat(signatures.verify(claim("/j", 1), other.sign(new ResourceKey("/j"), new FencingToken(1)))).isPresent();
+        assertThat(signatures.verify(claim("/j", 1), null)).get().asString().contains("no Fencing-Token-Signature");
+        assertThat(signatures.verify(claim("/j", 1), "v2=abc")).get().asString().contains("v1=");
+        assertThat(signatures.verify(claim("/j", 1), "v1=***")).get().asString().contains("base64url");
+    }
+
+    @Test
+    void shortKeysAreRefused() {
+        assertThatThrownBy(() -> new TokenSignatures(new byte[16])).hasMessageContaining("at least 32");
+    }
+}

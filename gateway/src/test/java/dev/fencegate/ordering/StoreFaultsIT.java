@@ -1,0 +1,100 @@
+package dev.fencegate.ordering;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencegate.Gateway;
+import dev.fencegate.config.DatabaseConfig;
+import dev.fencegate.config.SafetyConfig;
+import dev.fencegate.demo.AppliedWrite;
+import dev.fencegate.demo.MemoryObjectStore;
+import dev.fencegate.testing.GatewayHarness;
+import dev.fencegate.testing.GatewayProcess;
+import dev.fencegate.testing.NoNettyLeaks;
+import dev.fencegate.testing.TestPostgres;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * What happens to ordering when the store is slow past the gateway's patience, and when a gateway
+ * dies with a write on its way: a higher token is held back until the lower write can no longer land.
+ */
+@ExtendWith(NoNettyLeaks.class)
+class StoreFaultsIT {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    @Test
+    void afterAnUnknownOutcomeAHigherTokenWaitsUntilTheLowerWriteCouldHaveLanded() throws Exception {
+        Duration upstreamTimeout = Duration.ofSeconds(1);
+        try (GatewayHarness gateway = GatewayHarness.start(MemoryObjectStore.Options.loopback(), upstream -> GatewayHarness.config(
+                upstream, TestPostgres.config(TestPostgres.newSchema("unknown_outcome")), upstreamTimeout,
+                Duration.ofSeconds(5), SafetyConfig.defaults()))) {
+            // The store takes 1.5 s for token 5: the gateway gives up at 1 s, the store applies it anyway.
+            HttpResponse<String> timedOut = put(gateway.port(), "/jobs/out", 5, 1500);
+            assertThat(timedOut.statusCode()).isEqualTo(504);
+
+            long sentAt = System.nanoTime();
+            HttpResponse<String> newer = putUntilAnswered(gateway.port(), "/jobs/out", 6, 0);
+            assertThat(newer.statusCode()).isIn(201, 204);
+            assertThat(Duration.ofNanos(System.nanoTime() - sentAt)).as("held back for the unknown outcome")
+                    .isGreaterThan(Duration.ofMillis(400));
+
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> gateway.store.appliedTo("/jobs/out").size() == 2);
+            assertThat(gateway.store.appliedTo("/jobs/out")).extracting(AppliedWrite::fencingToken).containsExactly("5", "6");
+        }
+    }
+
+    @Test
+    void aGatewayKilledMidForwardHoldsHigherTokensBackUntilItsWritesCannotLand() throws Exception {
+        DatabaseConfig database = TestPostgres.config(TestPostgres.newSchema("killed_instance"));
+        try (MemoryObjectStore store = MemoryObjectStore.start(MemoryObjectStore.Options.loopback());
+             Gateway survivor = Gateway.start(GatewayHarness.config(URI.create("http://127.0.0.1:" + store.port()),
+                     database, Duration.ofSeconds(2)))) {
+            GatewayProcess doomed = GatewayProcess.start(List.of("-Xmx128m"), store.port(), database, "--upstream-timeout", "2s");
+            try {
+                CompletableFuture<HttpResponse<String>> inFlight = CompletableFuture.supplyAsync(() -> put(doomed.port(), "/jobs/k", 5, 1500));
+                Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> store.requestCount() >= 1);
+                doomed.process().destroyForcibly().waitFor();
+                assertThat(inFlight.handle((response, failure) -> failure != null || response.statusCode() >= 500).get()).isTrue();
+            } finally {
+                doomed.close();
+            }
+
+            HttpResponse<String> newer = putUntilAnswered(survivor.port(), "/jobs/k", 6, 0);
+            assertThat(newer.statusCode()).isIn(201, 204);
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> store.appliedTo("/jobs/k").size() == 2);
+            assertThat(store.appliedTo("/jobs/k")).extracting(AppliedWrite::fencingToken).containsExactly("5", "6");
+        }
+    }
+
+    /** Retries the 503 "lower-token write in flight" answer, as a client following Retry-After would. */
+    private static HttpResponse<String> putUntilAnswered(int port, String path, long token, int storeDelayMillis) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        HttpResponse<String> response = put(port, path, token, storeDelayMillis);
+        while (response.statusCode() == 503 && System.nanoTime() < deadline) {
+            assertThat(response.body()).contains("lower-token-in-flight");
+            Thread.sleep(200);
+            response = put(port, path, token, storeDelayMillis);
+        }
+        return response;
+    }
+
+    private static HttpResponse<String> put(int port, String path, long token, int storeDelayMillis) {
+        try {
+            return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                    .header("Fencing-Token", Long.toString(token))
+                    .header("X-Store-Delay-Ms", Integer.toString(storeDelayMillis))
+                    .PUT(HttpRequest.BodyPublishers.ofString("token " + token)).build(), HttpResponse.BodyHandlers.ofString());
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,324 @@
+package dev.fencegate.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencegate.config.DatabaseConfig;
+import dev.fencegate.config.GatewayConfig;
+import dev.fencegate.config.HostPort;
+import dev.fencegate.config.Limits;
+import dev.fencegate.config.SafetyConfig;
+import dev.fencegate.fence.FenceClaim;
+import dev.fencegate.fence.FenceDecision;
+import dev.fencegate.fence.InMemoryFenceStore;
+import dev.fencegate.config.AccessLogFormat;
+import dev.fencegate.observability.AccessLog;
+import dev.fencegate.observability.GatewayMetrics;
+import dev.fencegate.testing.NoNettyLeaks;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.DefaultChannelId;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.statistics.Statistics;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+
+/**
+ * Raw requests, mostly plausible and often hostile, through the real client pipeline in an
+ * EmbeddedChannel, with the real store-connection code relaying into an embedded store. Every
+ * input ends in one of two ways: one well-formed request that the store reads exactly as the
+ * gateway read it, or an answer from the gateway itself; a request the codec cannot read is
+ * answered and the connection closed. No buffer is leaked.
+ */
+class RequestPipelineProperties {
+
+    private static final NoNettyLeaks LEAKS = new NoNettyLeaks();
+
+    @BeforeContainer
+    static void watchLeaks() {
+        LEAKS.beforeAll(null);
+    }
+
+    @AfterContainer
+    static void noLeaks() throws InterruptedException {
+        LEAKS.afterAll(null);
+    }
+
+    @Property(tries = 1000)
+    void everyInputIsEitherForwardedOnceAndReadAlikeOrAnsweredByTheGateway(@ForAll("requests") String input,
+                                                                           @ForAll("splits") int split) {
+        InMemoryFenceStore fences = new InMemoryFenceStore();
+        EmbeddedStoreChannel.OPENED.get().clear();
+        EmbeddedChannel client = clientPipeline(fences);
+        try {
+            byte[] bytes = input.getBytes(StandardCharsets.ISO_8859_1);
+            int cut = Math.min(split, bytes.length);
+            // Copies: the decoder owns what it is given and compacts it in place.
+            client.writeInbound(Unpooled.copiedBuffer(bytes, 0, cut));
+            client.runPendingTasks();
+            if (client.isOpen()) {
+                client.writeInbound(Unpooled.copiedBuffer(bytes, cut, bytes.length - cut));
+                client.runPendingTasks();
+            }
+
+            Reference reference = Reference.decode(bytes);
+            Forwarded forwarded = Forwarded.collect();
+            if (forwarded.complete()) {
+                answerFromStore();
+                client.runPendingTasks();
+            }
+            List<String> answers = responses(client);
+            Statistics.collect(forwarded.complete() ? "forwarded" : reference.failed() ? "codec failure, answered"
+                    : forwarded.heads() > 0 ? "head forwarded, body cut" : "answered by the gateway");
+            // Both ends must be exercised, or the property proves little.
+            Statistics.coverage(coverage -> {
+                coverage.check("forwarded").percentage(p -> p >= 5);
+                coverage.check("codec failure, answered").percentage(p -> p >= 5);
+            });
+
+            assertThat(forwarded.heads()).as("request heads forwarded").isLessThanOrEqualTo(1);
+            assertThat(forwarded.malformed()).as("forwarded bytes the store cannot parse").isFalse();
+            if (forwarded.complete()) {
+                assertThat(reference.failed()).as("forwarded although the codec failed").isFalse();
+                assertThat(forwarded.method()).isEqualTo(reference.method());
+                assertThat(forwarded.uri()).isEqualTo(reference.uri());
+                assertThat(forwarded.body()).as("body as the store reads it").isEqualTo(reference.body());
+                assertThat(answers).as("the store's answer relayed").anyMatch(a -> a.startsWith("HTTP/1.1 200"));
+            } else {
+                assertThat(answers.stream().filter(a -> !a.startsWith("HTTP/1.1 100"))).as("gateway answers")
+                        .allMatch(a -> Integer.parseInt(a.substring(9, 12)) >= 400);
+            }
+            if (reference.failed()) {
+                assertThat(forwarded.complete()).isFalse();
+                assertThat(answers).as("an answer to a request the codec failed on").isNotEmpty();
+                assertThat(client.isOpen()).as("connection after a codec failure").isFalse();
+            }
+            client.close();
+            client.runPendingTasks();
+            for (EmbeddedStoreChannel store : EmbeddedStoreChannel.OPENED.get()) {
+                assertThat(forwarded.complete() || !store.isOpen()).as("store side of an unfinished request closed").isTrue();
+            }
+        } finally {
+            client.finishAndReleaseAll();
+            for (EmbeddedStoreChannel store : EmbeddedStoreChannel.OPENED.get()) {
+                store.finishAndReleaseAll();
+            }
+        }
+    }
+
+    private static EmbeddedChannel clientPipeline(InMemoryFenceStore fences) {
+        FenceGate gate = new FenceGate() {
+            @Override
+            public CompletableFuture<FenceDecision> check(FenceClaim claim) {
+                return CompletableFuture.completedFuture(fences.admit(claim));
+            }
+
+            @Override
+            public void finished(FenceClaim claim, boolean outcomeKnown) {
+            }
+        };
+        GatewayConfig config = new GatewayConfig(new HostPort("127.0.0.1", 0), new HostPort("127.0.0.1", 0),
+                URI.create("http://127.0.0.1:9"), new DatabaseConfig("jdbc:postgresql://127.0.0.1:1/none", "public", "u", "", 1,
+                Duration.ofSeconds(1)), Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(30),
+                new Limits(1_024, 2_048, 4_096), SafetyConfig.defaults(), 1);
+        StoreConnections connections = new StoreConnections(EmbeddedStoreChannel.transport(), config.upstreamAddress(),
+                Duration.ofSeconds(1), new WriteBufferWaterMark(64 * 1024, 256 * 1024));
+        GatewayRuntime runtime = new GatewayRuntime(gate, connections, new GatewayMetrics(new SimpleMeterRegistry()),
+                AccessLog.of(AccessLogFormat.OFF), Optional.empty(), "", 30_000);
+        EmbeddedChannel client = new EmbeddedClientChannel();
+        client.config().setOption(ChannelOption.AUTO_READ, false);
+        client.pipeline().addLast(new ClientChannelInitializer(config, runtime));
+        try {
+            client.register();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        return client;
+    }
+
+    private static void answerFromStore() {
+        EmbeddedStoreChannel store = EmbeddedStoreChannel.OPENED.get().get(0);
+        store.writeInbound(Unpooled.copiedBuffer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", StandardCharsets.US_ASCII));
+    }
+
+    /** The response heads the client received, as text. */
+    private static List<String> responses(EmbeddedChannel client) {
+        StringBuilder wire = new StringBuilder();
+        Object out;
+        while ((out = client.readOutbound()) != null) {
+            if (out instanceof ByteBuf buf) {
+                wire.append(buf.toString(StandardCharsets.ISO_8859_1));
+            }
+            ReferenceCountUtil.release(out);
+        }
+        List<String> heads = new ArrayList<>();
+        for (String part : wire.toString().split("(?=HTTP/1\\.1 \\d{3} )")) {
+            if (part.startsWith("HTTP/1.1 ")) {
+                heads.add(part);
+            }
+        }
+        return heads;
+    }
+
+    /** How a strict HTTP/1.1 parser, configured as the gateway's, reads the first request in the client's bytes. */
+    private record Reference(boolean failed, String method, String uri, String body) {
+        static Reference decode(byte[] bytes) {
+            EmbeddedChannel decoder = new EmbeddedChannel(new HttpServerCodec(new HttpDecoderConfig()
+                    .setMaxInitialLineLength(1_024).setMaxHeaderSize(2_048).setValidateHeaders(true)
+                    .setAllowDuplicateContentLengths(false).setStrictLineParsing(true).setUseRfc9112TransferEncoding(true)));
+            try {
+                decoder.writeInbound(Unpooled.copiedBuffer(bytes));
+                boolean failed = false;
+                String method = null;
+                String uri = null;
+                StringBuilder body = new StringBuilder();
+                Object in;
+                while ((in = decoder.readInbound()) != null) {
+                    try {
+                        failed |= ((HttpObject) in).decoderResult().isFailure();
+                        if (in instanceof HttpRequest head) {
+                            method = head.method().name();
+                            uri = head.uri();
+                        }
+                        if (in instanceof HttpContent content) {
+                            body.append(content.content().toString(StandardCharsets.ISO_8859_1));
+                        }
+                        if (in instanceof LastHttpContent || failed) {
+                            break;
+                        }
+                    } finally {
+                        ReferenceCountUtil.release(in);
+                    }
+                }
+                return new Reference(failed, method, uri, body.toString());
+            } finally {
+                decoder.finishAndReleaseAll();
+            }
+        }
+    }
+
+    /** What reached the store, read by the store's side of the codec. */
+    private record Forwarded(int heads, boolean complete, boolean malformed, String method, String uri, String body) {
+        static Forwarded collect() {
+            EmbeddedChannel decoder = new EmbeddedChannel(new HttpServerCodec(new HttpDecoderConfig().setStrictLineParsing(true)));
+            try {
+                for (EmbeddedStoreChannel store : EmbeddedStoreChannel.OPENED.get()) {
+                    Object out;
+                    while ((out = store.readOutbound()) != null) {
+                        decoder.writeInbound(out);
+                    }
+                }
+                int heads = 0;
+                boolean complete = false;
+                boolean malformed = false;
+                String method = null;
+                String uri = null;
+                StringBuilder body = new StringBuilder();
+                Object in;
+                while ((in = decoder.readInbound()) != null) {
+                    malformed |= ((HttpObject) in).decoderResult().isFailure();
+                    if (in instanceof HttpRequest head) {
+                        heads++;
+                        method = head.method().name();
+                        uri = head.uri();
+                    }
+                    if (in instanceof HttpContent content) {
+                        body.append(content.content().toString(StandardCharsets.ISO_8859_1));
+                        complete |= in instanceof LastHttpContent;
+                    }
+                    ReferenceCountUtil.release(in);
+                }
+                return new Forwarded(heads, complete, malformed, method, uri, body.toString());
+            } finally {
+                decoder.finishAndReleaseAll();
+            }
+        }
+    }
+
+    @Provide
+    Arbitrary<Integer> splits() {
+        return Arbitraries.integers().between(0, 400);
+    }
+
+    /** One request, assembled from pieces that are mostly valid, with a hostile one now and then. */
+    @Provide
+    Arbitrary<String> requests() {
+        Arbitrary<String> method = Arbitraries.of("GET", "HEAD", "OPTIONS", "PUT", "POST", "DELETE", "PATCH",
+                "CONNECT", "TRACE", "put", "PROPFIND");
+        Arbitrary<String> target = Arbitraries.frequencyOf(
+                net.jqwik.api.Tuple.of(4, Arbitraries.of("/b/k", "/b/%6B", "/b/k?versionId=1", "/b?delete", "/b/caf%C3%A9")),
+                net.jqwik.api.Tuple.of(1, Arbitraries.of("//b/k", "/b/../k", "/b/k;v=1", "/b/a%2Fb", "http://h/b/k", "*",
+                        "/b/" + "x".repeat(1_100), "/b/k x")));
+        Arbitrary<String> version = Arbitraries.frequencyOf(
+                net.jqwik.api.Tuple.of(8, Arbitraries.just("HTTP/1.1")), net.jqwik.api.Tuple.of(1, Arbitraries.of("HTTP/1.0", "HTTP/1.2", "HTTP/2.0", "http/1.1")));
+        Arbitrary<String> fineHeader = Arbitraries.of(
+                "Fencing-Token: 5", "Fencing-Token: 7", "Fencing-Holder: w1", "Connection: close", "Connection: keep-alive",
+                "Connection: X-A", "X-A: 1", "Expect: 100-continue", "Upgrade: h2c", "X-Forwarded-For: 10.0.0.1",
+                "Authorization: AWS4-HMAC-SHA256 Credential=a/b/c/s3/aws4_request, SignedHeaders=host, Signature=0");
+        Arbitrary<String> hostileHeader = Arbitraries.of(
+                "Fencing-Token: 05", "Fencing-Token: +5", "Fencing-Token: 5, 6", "Host: y", "Connection: Fencing-Token",
+                "Expect: other", "Upgrade: websocket", "Transfer-Encoding: chunked", "Transfer-Encoding: gzip, chunked",
+                "Transfer-Encoding: identity", "Content-Length: 3", "Content-Length: 3, 3", "Content-Length: -1",
+                "Content-Length: 999999", "X-Fold: a\r\n b", "X-Ctl: a\u0001b", "Bad Name: x", "X-Colon : x");
+        Arbitrary<String> header = Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(6, fineHeader), net.jqwik.api.Tuple.of(1, hostileHeader));
+        Arbitrary<String> body = Arbitraries.of("", "abc", "hello world", "<Delete><Object><Key>k</Key></Object></Delete>",
+                "<Delete><Object><Key>../k</Key></Object></Delete>", "x".repeat(5_000));
+        Arbitrary<String> framing = Arbitraries.frequencyOf(
+                net.jqwik.api.Tuple.of(4, Arbitraries.of("none", "length", "chunked")),
+                net.jqwik.api.Tuple.of(1, Arbitraries.of("short-length", "bad-chunk", "chunk-ext", "raw")));
+        Arbitrary<String> lineEnd = Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(12, Arbitraries.just("\r\n")),
+                net.jqwik.api.Tuple.of(1, Arbitraries.of("\n", "\r")));
+        Arbitrary<List<String>> headers = header.list().ofMaxSize(5);
+        Arbitrary<Boolean> host = Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(9, Arbitraries.just(true)),
+                net.jqwik.api.Tuple.of(1, Arbitraries.just(false)));
+        return Combinators.combine(method, target, version, headers, host, body, framing, lineEnd)
+                .as(RequestPipelineProperties::assemble);
+    }
+
+    private static String assemble(String method, String target, String version, List<String> headers, boolean host,
+                                   String body, String framing, String eol) {
+        StringBuilder request = new StringBuilder(method).append(' ').append(target).append(' ').append(version).append(eol);
+        if (host) {
+            request.append("Host: x").append(eol);
+        }
+        for (String header : headers) {
+            request.append(header).append(eol);
+        }
+        switch (framing) {
+            case "length" -> request.append("Content-Length: ").append(body.length()).append(eol).append(eol).append(body);
+            case "short-length" -> request.append("Content-Length: ").append(Math.max(0, body.length() - 1)).append(eol)
+                    .append(eol).append(body);
+            case "chunked" -> request.append("Transfer-Encoding: chunked").append(eol).append(eol)
+                    .append(body.isEmpty() ? "" : Integer.toHexString(body.length()) + "\r\n" + body + "\r\n").append("0\r\n\r\n");
+            case "bad-chunk" -> request.append("Transfer-Encoding: chunked").append(eol).append(eol)
+                    .append("3\r\nabc\r\nzz\r\n").append(body).append("\r\n0\r\n\r\n");
+            case "chunk-ext" -> request.append("Transfer-Encoding: chunked").append(eol).append(eol)
+                    .append(Integer.toHexString(body.length() + 1)).append(";ext=\"a\nb\"\r\n").append(body).append("!\r\n0\r\n\r\n");
+            case "raw" -> request.append(eol).append(body);
+            default -> request.append(eol);
+        }
+        return request.toString();
+    }
+}

@@ -1,0 +1,108 @@
+package dev.fencegate.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencegate.config.DatabaseConfig;
+import dev.fencegate.config.SafetyConfig;
+import dev.fencegate.demo.MemoryObjectStore;
+import dev.fencegate.fence.FenceClaim;
+import dev.fencegate.fence.FenceStoreUnavailableException;
+import dev.fencegate.fence.FencingToken;
+import dev.fencegate.fence.ResourceKey;
+import dev.fencegate.testing.GatewayHarness;
+import dev.fencegate.testing.TestPostgres;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** Writes are refused on settings that can lose acknowledged fences, unless the operator accepts that. */
+class DurabilityGuardIT {
+
+    private static final String UNSAFE_ROLE = "fencegate_async_commit";
+
+    @Test
+    void writesAreRefusedWhenSynchronousCommitIsOffUnlessOverridden() throws Exception {
+        DatabaseConfig unsafe = asyncCommitRole(TestPostgres.newSchema("durability"));
+        try (GatewayHarness gateway = GatewayHarness.start(MemoryObjectStore.Options.loopback(), upstream -> GatewayHarness.config(
+                upstream, unsafe, Duration.ofSeconds(5), Duration.ofSeconds(5), SafetyConfig.defaults()))) {
+            HttpResponse<String> refused = gateway.put("/d/k", 1, "x");
+            assertThat(refused.statusCode()).isEqualTo(503);
+            assertThat(refused.body()).contains("synchronous_commit is off");
+            assertThat(gateway.store.requestCount()).isZero();
+            assertThat(gateway.gateway.ready()).isFalse();
+        }
+        try (GatewayHarness gateway = GatewayHarness.start(MemoryObjectStore.Options.loopback(), upstream -> GatewayHarness.config(
+                upstream, unsafe, Duration.ofSeconds(5), Duration.ofSeconds(5), new SafetyConfig(true, false, 100_000)))) {
+            assertThat(gateway.put("/d/k", 1, "x").statusCode()).isEqualTo(201);
+        }
+    }
+
+    @Test
+    void writesAreRefusedWhenASynchronousStandbyIsRequiredAndThereIsNone() {
+        try (GatewayHarness gateway = GatewayHarness.start(MemoryObjectStore.Options.loopback(), upstream -> GatewayHarness.config(
+                upstream, TestPostgres.config(TestPostgres.newSchema("sync_standby")), Duration.ofSeconds(5), Duration.ofSeconds(5),
+                new SafetyConfig(false, true, 100_000)))) {
+            HttpResponse<String> refused = gateway.put("/d/k", 1, "x");
+            assertThat(refused.statusCode()).isEqualTo(503);
+            assertThat(refused.body()).contains("synchronous standby");
+        }
+    }
+
+    /**
+     * A commit whose wait for a synchronous standby is cancelled comes back successful with a
+     * warning: visible, but not replicated. Raising a fence on it would be a lie.
+     */
+    @Test
+    void aCommitThatComesBackWithAWarningIsNotADurableFence() throws Exception {
+        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder()
+                .setServerConfig("synchronous_commit", "on")
+                .start()) {
+            String url = postgres.getJdbcUrl("postgres", "postgres");
+            DatabaseConfig config = new DatabaseConfig(url, "public", "postgres", "", 2, Duration.ofSeconds(5));
+            try (FenceDatabase database = FenceDatabase.open(config);
+                 Connection admin = DriverManager.getConnection(url, "postgres", "");
+                 Statement statement = admin.createStatement()) {
+                database.migrate();
+                // From now on every commit waits for a synchronous standby that never comes.
+                statement.execute("ALTER SYSTEM SET synchronous_standby_names = 'nobody'");
+                statement.execute("SELECT pg_reload_conf()");
+                Thread.sleep(300);
+
+                PostgresFenceStore store = new PostgresFenceStore(database.dataSource());
+                FenceClaim claim = new FenceClaim(new ResourceKey("/w/k"), new FencingToken(3), Optional.empty());
+                var admitting = java.util.concurrent.CompletableFuture.supplyAsync(() -> store.admit(claim));
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> cancelSyncRepWaits(statement) > 0);
+
+                assertThatThrownBy(admitting::join)
+                        .hasCauseInstanceOf(FenceStoreUnavailableException.class)
+                        .hasMessageContaining("not confirmed durable");
+            }
+        }
+    }
+
+    private static int cancelSyncRepWaits(Statement statement) throws java.sql.SQLException {
+        try (var rows = statement.executeQuery("SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity "
+                + "WHERE wait_event = 'SyncRep'")) {
+            rows.next();
+            return rows.getInt(1);
+        }
+    }
+
+    private static DatabaseConfig asyncCommitRole(String schema) throws Exception {
+        var server = TestPostgres.server();
+        try (Connection admin = DriverManager.getConnection(server.url(), server.user(), server.password());
+             Statement statement = admin.createStatement()) {
+            statement.execute("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '" + UNSAFE_ROLE + "') THEN "
+                    + "CREATE ROLE " + UNSAFE_ROLE + " LOGIN SUPERUSER; END IF; END $$");
+            statement.execute("ALTER ROLE " + UNSAFE_ROLE + " SET synchronous_commit = off");
+        }
+        DatabaseConfig base = TestPostgres.config(schema);
+        return new DatabaseConfig(base.url(), schema, UNSAFE_ROLE, "", base.poolSize(), base.checkTimeout());
+    }
+}
