@@ -15,7 +15,16 @@ public record GatewayConfig(
         Limits limits,
         SafetyConfig safety,
         int ioThreads,
-        OperationsConfig operations) {
+        OperationsConfig operations,
+        ScopeConfig scopes) {
+
+    /** Without scopes: every object is its own resource. */
+    public GatewayConfig(HostPort listen, HostPort adminListen, URI upstream, DatabaseConfig database,
+                         Duration upstreamConnectTimeout, Duration upstreamTimeout, Duration clientIdleTimeout,
+                         Limits limits, SafetyConfig safety, int ioThreads, OperationsConfig operations) {
+        this(listen, adminListen, upstream, database, upstreamConnectTimeout, upstreamTimeout, clientIdleTimeout,
+                limits, safety, ioThreads, operations, ScopeConfig.none());
+    }
 
     /** Without operations settings: no access log, no admin token (so the admin port must be loopback). */
     public GatewayConfig(HostPort listen, HostPort adminListen, URI upstream, DatabaseConfig database,

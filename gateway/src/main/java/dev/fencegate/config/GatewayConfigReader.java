@@ -17,7 +17,9 @@ import static dev.fencegate.config.Setting.MAX_HEADER_SIZE;
 import static dev.fencegate.config.Setting.MAX_URI_LENGTH;
 import static dev.fencegate.config.Setting.REMEMBERED_FENCES;
 import static dev.fencegate.config.Setting.REQUIRE_SYNC_STANDBY;
+import static dev.fencegate.config.Setting.SCOPES;
 import static dev.fencegate.config.Setting.TOKEN_KEY_FILE;
+import static dev.fencegate.config.Setting.UNSCOPED_WRITES;
 import static dev.fencegate.config.Setting.UPSTREAM;
 import static dev.fencegate.config.Setting.UPSTREAM_CONNECT_TIMEOUT;
 import static dev.fencegate.config.Setting.UPSTREAM_TIMEOUT;
@@ -45,7 +47,8 @@ public final class GatewayConfigReader {
                     new SafetyConfig(settings.bool(ALLOW_UNSAFE_DURABILITY), settings.bool(REQUIRE_SYNC_STANDBY),
                             settings.integer(REMEMBERED_FENCES), settings.text(TOKEN_KEY_FILE)),
                     ioThreads == 0 ? Runtime.getRuntime().availableProcessors() : ioThreads,
-                    new OperationsConfig(settings.accessLog(ACCESS_LOG), settings.text(ADMIN_TOKEN)));
+                    new OperationsConfig(settings.accessLog(ACCESS_LOG), settings.text(ADMIN_TOKEN)),
+                    new ScopeConfig(settings.text(SCOPES), ScopeConfig.refuses(settings.text(UNSCOPED_WRITES))));
         } catch (IllegalArgumentException e) {
             throw settings.explain(e);
         }

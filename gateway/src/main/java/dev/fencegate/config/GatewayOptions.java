@@ -115,6 +115,16 @@ public final class GatewayOptions {
         flag(Setting.TOKEN_KEY_FILE, value);
     }
 
+    @Option(names = "--scopes", paramLabel = "TEMPLATES", description = "Comma-separated path templates whose matches share one fence, e.g. /{bucket}/jobs/{job}/** (env FENCEGATE_SCOPES; default none: every object is its own resource).")
+    void scopes(String value) {
+        flag(Setting.SCOPES, value);
+    }
+
+    @Option(names = "--unscoped-writes", paramLabel = "refuse|per-object", description = "With --scopes, what a write under no scope gets: refused with 403, or fenced per object (env FENCEGATE_UNSCOPED_WRITES; default refuse).")
+    void unscopedWrites(String value) {
+        flag(Setting.UNSCOPED_WRITES, value);
+    }
+
     @Option(names = "--io-threads", paramLabel = "N", description = "Event loop threads; 0 means one per core (env FENCEGATE_IO_THREADS; default 0).")
     void ioThreads(String value) {
         flag(Setting.IO_THREADS, value);

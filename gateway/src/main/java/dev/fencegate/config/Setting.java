@@ -29,6 +29,8 @@ public enum Setting {
     REQUIRE_SYNC_STANDBY("require-sync-standby", "false", false),
     REMEMBERED_FENCES("remembered-fences", "100000", false),
     TOKEN_KEY_FILE("token-key-file", "", false),
+    SCOPES("scopes", "", false),
+    UNSCOPED_WRITES("unscoped-writes", "refuse", false),
     IO_THREADS("io-threads", "0", false),
     ACCESS_LOG("access-log", "off", false),
     ADMIN_TOKEN("admin-token", "", true);

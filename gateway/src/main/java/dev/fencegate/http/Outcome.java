@@ -14,6 +14,7 @@ public enum Outcome {
     MALFORMED_TOKEN(400, "malformed-token", "Malformed fencing token", "FencingTokenMalformed"),
     UNSIGNED_TOKEN(401, "unsigned-token", "Fencing token not signed by its issuer", "FencingTokenUnsigned"),
     BAD_TOKEN_SIGNATURE(403, "bad-token-signature", "Fencing token signature does not match", "FencingTokenSignatureMismatch"),
+    OUTSIDE_EVERY_SCOPE(403, "outside-every-scope", "Write outside every configured resource scope", "FencegateOutsideEveryScope"),
     MALFORMED_HOLDER(400, "malformed-holder", "Malformed fencing holder", "FencingHolderMalformed"),
     AMBIGUOUS_PATH(400, "ambiguous-path", "Ambiguous resource path", "FencegateAmbiguousPath"),
     AMBIGUOUS_HOST(400, "ambiguous-host", "Bucket named by the Host header", "FencegateVirtualHostStyle"),

@@ -161,9 +161,9 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
     }
 
     private void checkFence(HttpRequest head) {
-        ClaimParser.ClaimParse parsed = ClaimParser.parse(head.uri(),
+        ClaimParser.ClaimParse parsed = runtime.claims().parse(head.uri(),
                 head.headers().getAll(HeaderNames.FENCING_TOKEN), head.headers().getAll(HeaderNames.FENCING_HOLDER),
-                runtime.signatures(), head.headers().getAll(HeaderNames.FENCING_TOKEN_SIGNATURE));
+                head.headers().getAll(HeaderNames.FENCING_TOKEN_SIGNATURE));
         if (parsed instanceof ClaimParser.ClaimParse.Refused refused) {
             refuse(refused.problem());
             return;
@@ -194,7 +194,7 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
 
     /** DeleteObjects names its keys in the body: it is read whole, within a bound, before the fence is asked. */
     private void collectDeleteObjects(HttpRequest head) {
-        DeleteObjectsIntake.Start start = DeleteObjectsIntake.start(head, policy.maxBufferedBody(), ctx.alloc());
+        DeleteObjectsIntake.Start start = DeleteObjectsIntake.start(head, policy.maxBufferedBody(), ctx.alloc(), runtime.claims());
         if (start instanceof DeleteObjectsIntake.Start.Refused refused) {
             refuse(refused.problem());
             return;

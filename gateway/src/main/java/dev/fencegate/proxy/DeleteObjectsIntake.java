@@ -1,6 +1,7 @@
 package dev.fencegate.proxy;
 
 import dev.fencegate.http.ClaimParser;
+import dev.fencegate.http.ClaimRules;
 import dev.fencegate.http.DeleteObjectsKeys;
 import dev.fencegate.http.HeaderNames;
 import dev.fencegate.http.Outcome;
@@ -24,12 +25,14 @@ final class DeleteObjectsIntake {
     private final String bucketPath;
     private final BoundedBodyCollector body;
     private final int limit;
+    private final ClaimRules rules;
 
-    private DeleteObjectsIntake(HttpRequest head, String bucketPath, BoundedBodyCollector body, int limit) {
+    private DeleteObjectsIntake(HttpRequest head, String bucketPath, BoundedBodyCollector body, int limit, ClaimRules rules) {
         this.head = head;
         this.bucketPath = bucketPath;
         this.body = body;
         this.limit = limit;
+        this.rules = rules;
     }
 
     /** Either an intake ready for the body, or the problem that refuses the request before it is read. */
@@ -41,7 +44,7 @@ final class DeleteObjectsIntake {
         }
     }
 
-    static Start start(HttpRequest head, int limit, ByteBufAllocator allocator) {
+    static Start start(HttpRequest head, int limit, ByteBufAllocator allocator, ClaimRules rules) {
         var bucketPath = S3Requests.bucketPath(head.uri());
         if (bucketPath.isEmpty()) {
             return new Start.Refused(Problem.of(Outcome.AMBIGUOUS_PATH, "DeleteObjects must target a bucket: POST /bucket?delete"));
@@ -53,7 +56,7 @@ final class DeleteObjectsIntake {
         if (HttpUtil.getContentLength(head, 0L) > limit) {
             return new Start.Refused(tooLarge(limit));
         }
-        return new Start.Ready(new DeleteObjectsIntake(head, bucketPath.get(), new BoundedBodyCollector(allocator, limit), limit));
+        return new Start.Ready(new DeleteObjectsIntake(head, bucketPath.get(), new BoundedBodyCollector(allocator, limit), limit, rules));
     }
 
     /** Takes ownership of {@code content}; null while the body is within the limit, else the problem. */
@@ -71,7 +74,8 @@ final class DeleteObjectsIntake {
         if (keys instanceof DeleteObjectsKeys.KeysParse.Refused refused) {
             return new ClaimParser.ClaimsParse.Refused(Problem.of(Outcome.BAD_REQUEST, refused.detail()));
         }
-        return ClaimParser.parseAll(bucketPath, ((DeleteObjectsKeys.KeysParse.Keys) keys).keys(), tokens(head), holders(head));
+        return rules.parseAll(bucketPath, ((DeleteObjectsKeys.KeysParse.Keys) keys).keys(), tokens(head), holders(head),
+                head.headers().getAll(HeaderNames.FENCING_TOKEN_SIGNATURE));
     }
 
     /** The body, unchanged, for the store; the caller owns it from here. */

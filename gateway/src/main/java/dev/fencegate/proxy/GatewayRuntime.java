@@ -1,18 +1,17 @@
 package dev.fencegate.proxy;
 
 import dev.fencegate.fence.FenceChecker;
-import dev.fencegate.fence.TokenSignatures;
+import dev.fencegate.http.ClaimRules;
 import dev.fencegate.observability.AccessLog;
 import dev.fencegate.observability.GatewayMetrics;
-import java.util.Optional;
 
 /** What every connection of one gateway shares. */
 record GatewayRuntime(FenceGate fences, StoreConnections storeConnections, GatewayMetrics metrics, AccessLog accessLog,
-                      Optional<TokenSignatures> signatures, String upstreamPathPrefix, long upstreamTimeoutMillis) {
+                      ClaimRules claims, String upstreamPathPrefix, long upstreamTimeoutMillis) {
 
     GatewayRuntime(FenceChecker fences, StoreConnections storeConnections, GatewayMetrics metrics, AccessLog accessLog,
-                   Optional<TokenSignatures> signatures, String upstreamPathPrefix, long upstreamTimeoutMillis) {
-        this(FenceGate.of(fences), storeConnections, metrics, accessLog, signatures, upstreamPathPrefix, upstreamTimeoutMillis);
+                   ClaimRules claims, String upstreamPathPrefix, long upstreamTimeoutMillis) {
+        this(FenceGate.of(fences), storeConnections, metrics, accessLog, claims, upstreamPathPrefix, upstreamTimeoutMillis);
     }
 
     RequestRecord record(String method, String path) {

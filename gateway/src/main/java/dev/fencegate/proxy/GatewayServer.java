@@ -3,6 +3,8 @@ package dev.fencegate.proxy;
 import dev.fencegate.config.GatewayConfig;
 import dev.fencegate.fence.FenceChecker;
 import dev.fencegate.fence.TokenSignatures;
+import dev.fencegate.http.ClaimRules;
+import dev.fencegate.http.ResourceScopes;
 import dev.fencegate.observability.AccessLog;
 import dev.fencegate.observability.GatewayMetrics;
 import io.netty.bootstrap.ServerBootstrap;
@@ -39,7 +41,10 @@ public final class GatewayServer implements AutoCloseable {
         StoreConnections connections = new StoreConnections(transport, config.upstreamAddress(),
                 config.upstreamConnectTimeout(), WATER_MARK);
         GatewayRuntime runtime = new GatewayRuntime(fences, connections, metrics,
-                AccessLog.of(config.operations().accessLog()), config.safety().tokenKey().map(TokenSignatures::new),
+                AccessLog.of(config.operations().accessLog()),
+                new ClaimRules(ResourceScopes.parse(config.scopes().templates(), config.scopes().refuseUnscoped()
+                        ? ResourceScopes.Unscoped.REFUSE : ResourceScopes.Unscoped.PER_OBJECT),
+                        config.safety().tokenKey().map(TokenSignatures::new)),
                 config.upstreamPathPrefix(), config.upstreamTimeout().toMillis());
         InFlightRequests inFlight = new InFlightRequests();
         try {

@@ -25,8 +25,11 @@ public final class FenceService implements AutoCloseable {
     private static final int CHECK_QUEUE_PER_THREAD = 256;
     private static final Duration MONITOR_INTERVAL = Duration.ofSeconds(1);
     private static final Duration RECONCILE_INTERVAL = Duration.ofMillis(50);
-    /** How long a resource stays registered after its last local write: keeps steady writers commit-free. */
-    private static final Duration IDLE_RELEASE = Duration.ofMillis(250);
+    /**
+     * How long a resource stays registered after its last local write, keeping steady writers
+     * commit-free; another instance waiting on it has it released at once through a notification.
+     */
+    private static final Duration IDLE_RELEASE = Duration.ofSeconds(10);
     private static final Duration MAX_DRAIN_WAIT = Duration.ofSeconds(30);
 
     private final FenceDatabase database;
@@ -34,9 +37,11 @@ public final class FenceService implements AutoCloseable {
     private final FenceStoreMonitor monitor;
     private final FenceChecker checker;
     private final ScheduledExecutorService reconciler;
+    private final InflightListener listener;
 
     private FenceService(FenceDatabase database, FenceStore store, FenceStoreMonitor monitor, FenceChecker checker,
-                         ScheduledExecutorService reconciler) {
+                         ScheduledExecutorService reconciler, InflightListener listener) {
+        this.listener = listener;
         this.database = database;
         this.store = store;
         this.monitor = monitor;
@@ -59,6 +64,7 @@ public final class FenceService implements AutoCloseable {
         PostgresInflightRegistrations registrations = new PostgresInflightRegistrations(database.dataSource(), instance,
                 local, window, IDLE_RELEASE);
         FenceStore store = new PostgresFenceStore(database.dataSource(), instance);
+        InflightListener listener = new InflightListener(database.dataSource(), registrations::wantedElsewhere).start();
         RememberedFences remembered = new RememberedFences(config.safety().rememberedFences());
         Counter regressions = Counter.builder("fencegate.fence.regressions")
                 .description("Claims the fence store admitted below a token this instance had already admitted")
@@ -79,7 +85,7 @@ public final class FenceService implements AutoCloseable {
         reconciler.scheduleWithFixedDelay(registrations::reconcile, RECONCILE_INTERVAL.toMillis(),
                 RECONCILE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
         log.info("Fence instance {}: in-flight window {}, drain wait up to {}", instance, window, drainWait);
-        return new FenceService(database, store, monitor, checker, reconciler);
+        return new FenceService(database, store, monitor, checker, reconciler, listener);
     }
 
     private static String describePool(FenceDatabase database) {
@@ -104,6 +110,7 @@ public final class FenceService implements AutoCloseable {
     @Override
     public void close() {
         checker.close();
+        listener.close();
         reconciler.shutdownNow();
         monitor.close();
         database.close();

@@ -82,10 +82,24 @@ public final class PostgresFenceStore implements FenceStore {
                     decisions.set(i, raiseAndJudge(connection, admitted));
                 }
             }
+            askOthersToRelease(connection, decisions);
             return decisions;
         } catch (SQLException e) {
             throw unavailable("fences for " + claims.size() + " claim(s), first " + claims.get(0).resource()
                     + ", could not be checked", e);
+        }
+    }
+
+    /** Instances holding an idle registration on a resource we wait for hear about it and let go. */
+    private static void askOthersToRelease(Connection connection, List<FenceDecision> decisions) throws SQLException {
+        for (FenceDecision decision : decisions) {
+            if (decision instanceof FenceDecision.Draining draining) {
+                try (PreparedStatement notify = connection.prepareStatement("SELECT pg_notify(?, ?)")) {
+                    notify.setString(1, InflightListener.CHANNEL);
+                    notify.setString(2, draining.claim().resource().value());
+                    notify.execute();
+                }
+            }
         }
     }
 

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
@@ -49,6 +50,8 @@ public final class PostgresInflightRegistrations implements InflightRegistration
     private final long windowNanos;
     private final long idleReleaseNanos;
     private final Map<ResourceKey, Registered> registered = new ConcurrentHashMap<>();
+    /** Resources another instance is waiting on: released as soon as nothing local needs them. */
+    private final Set<ResourceKey> wanted = ConcurrentHashMap.newKeySet();
 
     /**
      * @param window      how long any one write of this instance can be in flight (store timeout plus the unknown-outcome hold)
@@ -104,7 +107,8 @@ public final class PostgresInflightRegistrations implements InflightRegistration
                 ResourceKey resource = entry.getKey();
                 Registered row = entry.getValue();
                 OptionalLong lowest = local.lowest(resource);
-                if (lowest.isEmpty() && (local.idleFor(resource, idleReleaseNanos) || now - row.expiresNanos() > 0)) {
+                boolean wantedElsewhere = wanted.remove(resource);
+                if (lowest.isEmpty() && (wantedElsewhere || local.idleFor(resource, idleReleaseNanos) || now - row.expiresNanos() > 0)) {
                     registered.remove(resource);
                     local.forget(resource);
                     withdrawals.add(new Object[] {resource.value(), row.generation()});
@@ -132,6 +136,16 @@ public final class PostgresInflightRegistrations implements InflightRegistration
             });
         } catch (SQLException e) {
             // Harmless: a row left behind only delays other instances' raises until it expires.
+        }
+    }
+
+    /**
+     * Another instance waits to raise the fence of {@code resource}: withdraw this instance's row
+     * at the next reconcile if nothing here is in flight, rather than after the idle delay.
+     */
+    public void wantedElsewhere(ResourceKey resource) {
+        if (registered.containsKey(resource)) {
+            wanted.add(resource);
         }
     }
 

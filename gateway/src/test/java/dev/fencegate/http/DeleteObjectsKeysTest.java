@@ -83,7 +83,7 @@ class DeleteObjectsKeysTest {
 
     @Test
     void keysAreFencedUnderTheSameResourceAsTheirPathSpelling() {
-        var claims = ClaimParser.parseAll("/bucket", List.of("dir/report-1.csv", "a b", "dir/report-1.csv"), List.of("5"), List.of());
+        var claims = ClaimRules.plain().parseAll("/bucket", List.of("dir/report-1.csv", "a b", "dir/report-1.csv"), List.of("5"), List.of(), List.of());
         var direct = ClaimParser.parse("/bucket/dir/%72eport%2d1.csv?versionId=1", List.of("5"), List.of());
 
         assertThat(claims).isInstanceOfSatisfying(ClaimParser.ClaimsParse.Valid.class, valid -> {
@@ -95,7 +95,7 @@ class DeleteObjectsKeysTest {
 
     @Test
     void oneAmbiguousKeyRefusesTheWholeRequest() {
-        var claims = ClaimParser.parseAll("/bucket", List.of("fine", "x/../y"), List.of("5"), List.of());
+        var claims = ClaimRules.plain().parseAll("/bucket", List.of("fine", "x/../y"), List.of("5"), List.of(), List.of());
 
         assertThat(claims).isInstanceOfSatisfying(ClaimParser.ClaimsParse.Refused.class, refused -> {
             assertThat(refused.problem().outcome()).isEqualTo(Outcome.AMBIGUOUS_PATH);

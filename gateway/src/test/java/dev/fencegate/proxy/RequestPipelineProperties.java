@@ -11,6 +11,7 @@ import dev.fencegate.fence.FenceClaim;
 import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.fence.InMemoryFenceStore;
 import dev.fencegate.config.AccessLogFormat;
+import dev.fencegate.http.ClaimRules;
 import dev.fencegate.observability.AccessLog;
 import dev.fencegate.observability.GatewayMetrics;
 import dev.fencegate.testing.NoNettyLeaks;
@@ -146,7 +147,7 @@ class RequestPipelineProperties {
         StoreConnections connections = new StoreConnections(EmbeddedStoreChannel.transport(), config.upstreamAddress(),
                 Duration.ofSeconds(1), new WriteBufferWaterMark(64 * 1024, 256 * 1024));
         GatewayRuntime runtime = new GatewayRuntime(gate, connections, new GatewayMetrics(new SimpleMeterRegistry()),
-                AccessLog.of(AccessLogFormat.OFF), Optional.empty(), "", 30_000);
+                AccessLog.of(AccessLogFormat.OFF), ClaimRules.plain(), "", 30_000);
         EmbeddedChannel client = new EmbeddedClientChannel();
         client.config().setOption(ChannelOption.AUTO_READ, false);
         client.pipeline().addLast(new ClientChannelInitializer(config, runtime));

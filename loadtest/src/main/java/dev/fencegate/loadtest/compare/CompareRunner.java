@@ -20,6 +20,7 @@ import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -57,6 +58,7 @@ final class CompareRunner {
                      ? PgCommitCounter.open(settings.dbUrl(), settings.dbUser(), settings.dbPassword())
                      : Optional.empty())) {
             List<Target> targets = stack.targets();
+            prime(targets);
             meter.startBaseline();
             List<RunPlan.Step> saturation = RunPlan.saturation(targets, settings.rounds());
             stepsPlanned = saturation.size() * (1 + settings.fractions().size());
@@ -83,6 +85,22 @@ final class CompareRunner {
                     Summaries.of(labels(targets), runs, series, background), runs);
             ReportFiles.write(report, settings.outDir());
             return report;
+        }
+    }
+
+    /**
+     * Every target process is loaded once, unrecorded, before anything is measured: a JVM that has
+     * not compiled its hot paths yet would otherwise be measured against warm native servers.
+     */
+    private void prime(List<Target> targets) throws InterruptedException {
+        Duration prime = settings.saturation().warmup().multipliedBy(PRIME_FACTOR);
+        out.printf("priming %d targets for %d s each (not measured)%n", targets.size(), prime.toSeconds());
+        for (Target target : targets) {
+            LoadGenerator.run(LoadSettings.defaults(target.url())
+                    .withLoad(settings.bodySize(), settings.connections(), settings.resources())
+                    .aimedAt(target.url(), target.pathPrefix())
+                    .withPhases(prime, Duration.ofMillis(500), settings.drain())
+                    .atRate(0));
         }
     }
 
@@ -114,6 +132,8 @@ final class CompareRunner {
                 step.offeredRate() == null ? "saturation" : String.format("%,.0f req/s offered", step.offeredRate()),
                 result.throughput(), result.latencyMs().p50(), result.latencyMs().p99(), result.counts().errors());
     }
+
+    private static final int PRIME_FACTOR = 4;
 
     private Map<String, Double> medianSaturation(List<Target> targets) {
         Map<String, Double> medians = new HashMap<>();

@@ -1,0 +1,75 @@
+package dev.fencegate.http;
+
+import dev.fencegate.fence.FenceClaim;
+import dev.fencegate.fence.ResourceKey;
+import dev.fencegate.fence.TokenSignatures;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * How this gateway turns a write into its claim: the path is canonicalised, mapped to the
+ * resource it is fenced under (its job scope, or itself), and, when tokens must be signed, the
+ * issuer's signature of the token on that resource is checked.
+ */
+public record ClaimRules(ResourceScopes scopes, Optional<TokenSignatures> signatures) {
+
+    /** Every object its own resource, unsigned tokens. */
+    public static ClaimRules plain() {
+        return new ClaimRules(ResourceScopes.perObject(), Optional.empty());
+    }
+
+    public ClaimParser.ClaimParse parse(String target, List<String> tokenValues, List<String> holderValues,
+                                        List<String> signatureValues) {
+        ClaimParser.ClaimParse parsed = ClaimParser.parse(target, tokenValues, holderValues);
+        if (!(parsed instanceof ClaimParser.ClaimParse.Valid valid)) {
+            return parsed;
+        }
+        FenceClaim objectClaim = valid.claim();
+        Optional<ResourceKey> resource = scopes.resourceOf(objectClaim.resource());
+        if (resource.isEmpty()) {
+            return refused(Outcome.OUTSIDE_EVERY_SCOPE, objectClaim.resource() + " is under no configured scope ("
+                    + scopes.describe() + ")");
+        }
+        FenceClaim claim = new FenceClaim(resource.get(), objectClaim.token(), objectClaim.holder());
+        if (signatures.isEmpty()) {
+            return new ClaimParser.ClaimParse.Valid(claim);
+        }
+        if (signatureValues.size() > 1) {
+            return refused(Outcome.BAD_TOKEN_SIGNATURE, "expected one " + HeaderNames.FENCING_TOKEN_SIGNATURE
+                    + " header, got " + signatureValues.size());
+        }
+        String presented = signatureValues.isEmpty() ? null : signatureValues.get(0);
+        Optional<String> problem = signatures.get().verify(claim, presented);
+        if (problem.isPresent()) {
+            return refused(presented == null ? Outcome.UNSIGNED_TOKEN : Outcome.BAD_TOKEN_SIGNATURE, problem.get());
+        }
+        return new ClaimParser.ClaimParse.Valid(claim);
+    }
+
+    /**
+     * The claims of a DeleteObjects request: one per resource its keys fall under. One unusable
+     * key refuses the whole request. A signed deployment cannot sign many keys in one header, so
+     * there every key must fall under one resource, the one the signature names.
+     */
+    public ClaimParser.ClaimsParse parseAll(String bucketPath, List<String> keys, List<String> tokenValues,
+                                            List<String> holderValues, List<String> signatureValues) {
+        Map<ResourceKey, FenceClaim> claims = new LinkedHashMap<>();
+        for (String key : keys) {
+            ClaimParser.ClaimParse parsed = parse(DeleteObjectsKeys.target(bucketPath, key), tokenValues, holderValues, signatureValues);
+            if (parsed instanceof ClaimParser.ClaimParse.Refused refused) {
+                Problem problem = refused.problem();
+                return new ClaimParser.ClaimsParse.Refused(new Problem(problem.outcome(),
+                        "DeleteObjects key '" + key + "': " + problem.detail(), problem.extensions()));
+            }
+            FenceClaim claim = ((ClaimParser.ClaimParse.Valid) parsed).claim();
+            claims.putIfAbsent(claim.resource(), claim);
+        }
+        return new ClaimParser.ClaimsParse.Valid(List.copyOf(claims.values()));
+    }
+
+    private static ClaimParser.ClaimParse refused(Outcome outcome, String detail) {
+        return new ClaimParser.ClaimParse.Refused(Problem.of(outcome, detail));
+    }
+}

@@ -1,0 +1,93 @@
+package dev.fencegate.http;
+
+import dev.fencegate.fence.ResourceKey;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Maps a write's path to the resource it is fenced under. A lease usually guards a job whose
+ * output is many objects: with a scope such as {@code /{bucket}/jobs/{job}/**} every object
+ * under one job shares the job's fence, so a paused worker cannot add an object the new holder
+ * has not written yet. Templates are literal segments, {@code {name}} for one segment, and a
+ * final {@code **} for one or more segments below.
+ */
+public final class ResourceScopes {
+
+    /** What happens to a write that no scope matches. */
+    public enum Unscoped { REFUSE, PER_OBJECT }
+
+    private record Template(String text, List<String> segments) {
+    }
+
+    private final List<Template> templates;
+    private final Unscoped unscoped;
+
+    private ResourceScopes(List<Template> templates, Unscoped unscoped) {
+        this.templates = templates;
+        this.unscoped = unscoped;
+    }
+
+    /** No scopes: every object is its own resource. */
+    public static ResourceScopes perObject() {
+        return new ResourceScopes(List.of(), Unscoped.PER_OBJECT);
+    }
+
+    /**
+     * @param spec comma-separated templates, or empty for none
+     * @throws IllegalArgumentException naming the template and what was expected
+     */
+    public static ResourceScopes parse(String spec, Unscoped unscoped) {
+        List<Template> templates = new ArrayList<>();
+        for (String text : spec.split(",")) {
+            String template = text.strip();
+            if (!template.isEmpty()) {
+                templates.add(template(template));
+            }
+        }
+        return templates.isEmpty() ? perObject() : new ResourceScopes(List.copyOf(templates), unscoped);
+    }
+
+    private static Template template(String text) {
+        if (!text.startsWith("/") || !text.endsWith("/**") || text.length() < 4) {
+            throw new IllegalArgumentException("--scopes: '" + text + "' (expected a path template ending in /**, e.g. /{bucket}/jobs/{job}/**)");
+        }
+        List<String> segments = List.of(text.substring(1, text.length() - 3).split("/", -1));
+        for (String segment : segments) {
+            boolean placeholder = segment.startsWith("{") && segment.endsWith("}") && segment.length() > 2;
+            if (segment.isEmpty() || segment.contains("*") || !placeholder && (segment.contains("{") || segment.contains("}"))) {
+                throw new IllegalArgumentException("--scopes: '" + text + "' has segment '" + segment
+                        + "' (expected a literal segment or {name})");
+            }
+        }
+        return new Template(text, segments);
+    }
+
+    /** The resource a write to canonical path {@code path} is fenced under, or empty when it must be refused. */
+    public Optional<ResourceKey> resourceOf(ResourceKey path) {
+        String[] parts = path.value().substring(1).split("/", -1);
+        for (Template template : templates) {
+            List<String> segments = template.segments();
+            if (parts.length > segments.size() && matches(segments, parts)) {
+                return Optional.of(new ResourceKey("/" + String.join("/", List.of(parts).subList(0, segments.size()))));
+            }
+        }
+        return unscoped == Unscoped.PER_OBJECT ? Optional.of(path) : Optional.empty();
+    }
+
+    private static boolean matches(List<String> segments, String[] parts) {
+        for (int i = 0; i < segments.size(); i++) {
+            String segment = segments.get(i);
+            boolean placeholder = segment.startsWith("{");
+            if (placeholder ? parts[i].isEmpty() : !segment.equals(parts[i])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    public String describe() {
+        return templates.isEmpty() ? "every object is its own resource"
+                : templates.stream().map(Template::text).toList() + ", other writes " + (unscoped == Unscoped.REFUSE ? "refused" : "fenced per object");
+    }
+}

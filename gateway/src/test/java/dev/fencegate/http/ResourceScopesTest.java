@@ -1,0 +1,54 @@
+package dev.fencegate.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencegate.fence.ResourceKey;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Job scopes: every object under a job shares the job's fence; writes under no scope follow the policy. */
+class ResourceScopesTest {
+
+    private final ResourceScopes scopes = ResourceScopes.parse("/{bucket}/jobs/{job}/**, /shared/**", ResourceScopes.Unscoped.REFUSE);
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource({
+            "/data/jobs/7/part-0001.parquet, /data/jobs/7",
+            "/data/jobs/7/out/deep/file, /data/jobs/7",
+            "/data/jobs/7/, /data/jobs/7",
+            "/other/jobs/x%20y/_SUCCESS, /other/jobs/x%20y",
+            "/shared/config.json, /shared"})
+    void objectsUnderAScopeShareItsFence(String path, String resource) {
+        assertThat(scopes.resourceOf(new ResourceKey(path))).hasValue(new ResourceKey(resource));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"/data/jobs/7", "/data/runs/7/file", "/data/jobs", "/elsewhere"})
+    void writesUnderNoScopeAreRefusedByDefault(String path) {
+        assertThat(scopes.resourceOf(new ResourceKey(path))).isEmpty();
+    }
+
+    @Test
+    void writesUnderNoScopeCanBeFencedPerObjectInstead() {
+        ResourceScopes lenient = ResourceScopes.parse("/{bucket}/jobs/{job}/**", ResourceScopes.Unscoped.PER_OBJECT);
+        assertThat(lenient.resourceOf(new ResourceKey("/data/runs/7/file"))).hasValue(new ResourceKey("/data/runs/7/file"));
+        assertThat(lenient.resourceOf(new ResourceKey("/data/jobs/7/file"))).hasValue(new ResourceKey("/data/jobs/7"));
+    }
+
+    @Test
+    void withoutScopesEveryObjectIsItsOwnResource() {
+        assertThat(ResourceScopes.parse("", ResourceScopes.Unscoped.REFUSE).resourceOf(new ResourceKey("/a/b")))
+                .isEqualTo(Optional.of(new ResourceKey("/a/b")));
+    }
+
+    @Test
+    void malformedTemplatesAreRefusedNamingTheSetting() {
+        for (String bad : new String[] {"jobs/**", "/{bucket}/jobs", "/a/**/b/**", "/{}/x/**", "/a{b}/**", "//**"}) {
+            assertThatThrownBy(() -> ResourceScopes.parse(bad, ResourceScopes.Unscoped.REFUSE)).as(bad)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--scopes");
+        }
+    }
+}
