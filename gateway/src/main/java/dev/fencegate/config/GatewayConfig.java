@@ -16,7 +16,16 @@ public record GatewayConfig(
         SafetyConfig safety,
         int ioThreads,
         OperationsConfig operations,
-        ScopeConfig scopes) {
+        ScopeConfig scopes,
+        TlsConfig tls) {
+
+    /** Without TLS on the data port. */
+    public GatewayConfig(HostPort listen, HostPort adminListen, URI upstream, DatabaseConfig database,
+                         Duration upstreamConnectTimeout, Duration upstreamTimeout, Duration clientIdleTimeout,
+                         Limits limits, SafetyConfig safety, int ioThreads, OperationsConfig operations, ScopeConfig scopes) {
+        this(listen, adminListen, upstream, database, upstreamConnectTimeout, upstreamTimeout, clientIdleTimeout,
+                limits, safety, ioThreads, operations, scopes, TlsConfig.off());
+    }
 
     /** Without scopes: every object is its own resource. */
     public GatewayConfig(HostPort listen, HostPort adminListen, URI upstream, DatabaseConfig database,

@@ -18,6 +18,10 @@ import static dev.fencegate.config.Setting.MAX_URI_LENGTH;
 import static dev.fencegate.config.Setting.REMEMBERED_FENCES;
 import static dev.fencegate.config.Setting.REQUIRE_SYNC_STANDBY;
 import static dev.fencegate.config.Setting.SCOPES;
+import static dev.fencegate.config.Setting.TLS_CLIENT_TRUSTSTORE;
+import static dev.fencegate.config.Setting.TLS_CLIENT_TRUSTSTORE_PASSWORD;
+import static dev.fencegate.config.Setting.TLS_KEYSTORE;
+import static dev.fencegate.config.Setting.TLS_KEYSTORE_PASSWORD;
 import static dev.fencegate.config.Setting.TOKEN_KEY_FILE;
 import static dev.fencegate.config.Setting.UNSCOPED_WRITES;
 import static dev.fencegate.config.Setting.UPSTREAM;
@@ -48,7 +52,9 @@ public final class GatewayConfigReader {
                             settings.integer(REMEMBERED_FENCES), settings.text(TOKEN_KEY_FILE)),
                     ioThreads == 0 ? Runtime.getRuntime().availableProcessors() : ioThreads,
                     new OperationsConfig(settings.accessLog(ACCESS_LOG), settings.text(ADMIN_TOKEN)),
-                    new ScopeConfig(settings.text(SCOPES), ScopeConfig.refuses(settings.text(UNSCOPED_WRITES))));
+                    new ScopeConfig(settings.text(SCOPES), ScopeConfig.refuses(settings.text(UNSCOPED_WRITES))),
+                    new TlsConfig(settings.text(TLS_KEYSTORE), settings.text(TLS_KEYSTORE_PASSWORD),
+                            settings.text(TLS_CLIENT_TRUSTSTORE), settings.text(TLS_CLIENT_TRUSTSTORE_PASSWORD)));
         } catch (IllegalArgumentException e) {
             throw settings.explain(e);
         }

@@ -125,6 +125,26 @@ public final class GatewayOptions {
         flag(Setting.UNSCOPED_WRITES, value);
     }
 
+    @Option(names = "--tls-keystore", paramLabel = "FILE", description = "PKCS#12 keystore with the data port's certificate and key: TLS on the data port (env FENCEGATE_TLS_KEYSTORE; default none: plain HTTP).")
+    void tlsKeystore(String value) {
+        flag(Setting.TLS_KEYSTORE, value);
+    }
+
+    @Option(names = "--tls-keystore-password", paramLabel = "PASSWORD", description = "Its password; prefer the variable (env FENCEGATE_TLS_KEYSTORE_PASSWORD).")
+    void tlsKeystorePassword(String value) {
+        flag(Setting.TLS_KEYSTORE_PASSWORD, value);
+    }
+
+    @Option(names = "--tls-client-truststore", paramLabel = "FILE", description = "PKCS#12 truststore: every client must present a certificate it trusts (mutual TLS) (env FENCEGATE_TLS_CLIENT_TRUSTSTORE; default none).")
+    void tlsClientTruststore(String value) {
+        flag(Setting.TLS_CLIENT_TRUSTSTORE, value);
+    }
+
+    @Option(names = "--tls-client-truststore-password", paramLabel = "PASSWORD", description = "Its password; prefer the variable (env FENCEGATE_TLS_CLIENT_TRUSTSTORE_PASSWORD).")
+    void tlsClientTruststorePassword(String value) {
+        flag(Setting.TLS_CLIENT_TRUSTSTORE_PASSWORD, value);
+    }
+
     @Option(names = "--io-threads", paramLabel = "N", description = "Event loop threads; 0 means one per core (env FENCEGATE_IO_THREADS; default 0).")
     void ioThreads(String value) {
         flag(Setting.IO_THREADS, value);

@@ -7,9 +7,10 @@ import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.timeout.IdleStateHandler;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
-/** The client-facing pipeline: idle timer, strict HTTP/1.1 codec, one message per read, the receiver. */
+/** The client-facing pipeline: TLS when configured, idle timer, strict HTTP/1.1 codec, one message per read, the receiver. */
 final class ClientChannelInitializer extends ChannelInitializer<Channel> {
 
     /** Bodies are relayed in chunks of at most this size, whatever the client sends. */
@@ -18,11 +19,13 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
     private final GatewayConfig config;
     private final GatewayRuntime runtime;
     private final EdgePolicy policy;
+    private final Optional<DataPortTls> tls;
 
     ClientChannelInitializer(GatewayConfig config, GatewayRuntime runtime) {
         this.config = config;
         this.runtime = runtime;
         this.policy = EdgePolicy.of(config);
+        this.tls = DataPortTls.of(config.tls());
     }
 
     @Override
@@ -36,6 +39,8 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
                 .setAllowPartialChunks(true)
                 .setStrictLineParsing(true)
                 .setUseRfc9112TransferEncoding(true);
+        // The handshake needs reads while the receiver has auto-read off: TLS sits first and reads for itself.
+        tls.ifPresent(context -> channel.pipeline().addLast(context.newHandler(channel.alloc())));
         channel.pipeline().addLast(
                 new IdleStateHandler(config.clientIdleTimeout().toMillis(), 0, 0, TimeUnit.MILLISECONDS),
                 new HttpServerCodec(decoder),

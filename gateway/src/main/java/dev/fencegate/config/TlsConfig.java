@@ -1,0 +1,50 @@
+package dev.fencegate.config;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * TLS on the data port, from PKCS#12 keystores. With a client truststore, every client must
+ * present a certificate it trusts: mutual TLS, the data port's worker authentication.
+ */
+public record TlsConfig(String keystore, String keystorePassword, String clientTruststore, String clientTruststorePassword) {
+
+    public TlsConfig {
+        keystore = blankIfNull(keystore);
+        keystorePassword = blankIfNull(keystorePassword);
+        clientTruststore = blankIfNull(clientTruststore);
+        clientTruststorePassword = blankIfNull(clientTruststorePassword);
+        if (!keystore.isEmpty() && !Files.isReadable(Path.of(keystore))) {
+            throw new IllegalArgumentException("--tls-keystore: '" + keystore + "' (expected a readable PKCS#12 file)");
+        }
+        if (!clientTruststore.isEmpty() && keystore.isEmpty()) {
+            throw new IllegalArgumentException("--tls-client-truststore: set without --tls-keystore (expected TLS to be on for client certificates)");
+        }
+        if (!clientTruststore.isEmpty() && !Files.isReadable(Path.of(clientTruststore))) {
+            throw new IllegalArgumentException("--tls-client-truststore: '" + clientTruststore + "' (expected a readable PKCS#12 file)");
+        }
+    }
+
+    public static TlsConfig off() {
+        return new TlsConfig("", "", "", "");
+    }
+
+    public boolean enabled() {
+        return !keystore.isEmpty();
+    }
+
+    public boolean clientCertificatesRequired() {
+        return !clientTruststore.isEmpty();
+    }
+
+    private static String blankIfNull(String value) {
+        return value == null ? "" : value;
+    }
+
+    /** Never the passwords. */
+    @Override
+    public String toString() {
+        return "TlsConfig[keystore=" + (keystore.isEmpty() ? "none" : keystore) + ", clientTruststore="
+                + (clientTruststore.isEmpty() ? "none" : clientTruststore) + "]";
+    }
+}
