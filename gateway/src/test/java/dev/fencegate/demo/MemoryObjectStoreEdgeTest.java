@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
+import dev.fencegate.testing.NoNettyLeaks;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -15,25 +16,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Framing, flow and configuration corners of the store. */
+@ExtendWith(NoNettyLeaks.class)
 class MemoryObjectStoreEdgeTest {
 
-    private static final NettyLeakReports LEAK_REPORTS = NettyLeakReports.attach();
 
     private final List<MemoryObjectStore> stores = new ArrayList<>();
-
-    @AfterAll
-    static void noBufferLeaked() throws InterruptedException {
-        try (LEAK_REPORTS) {
-            assertThat(LEAK_REPORTS.leaks()).isEmpty();
-        }
-    }
 
     @AfterEach
     void closeStores() {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
+import dev.fencegate.testing.NoNettyLeaks;
 import java.io.ByteArrayInputStream;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
@@ -18,23 +19,16 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+@ExtendWith(NoNettyLeaks.class)
 class MemoryObjectStoreTest {
 
     private static final int MIB = 1024 * 1024;
-    private static final NettyLeakReports LEAK_REPORTS = NettyLeakReports.attach();
 
     private final List<MemoryObjectStore> stores = new ArrayList<>();
-
-    @AfterAll
-    static void noBufferLeaked() throws InterruptedException {
-        try (LEAK_REPORTS) {
-            assertThat(LEAK_REPORTS.leaks()).isEmpty();
-        }
-    }
 
     @AfterEach
     void closeStores() {
