@@ -69,6 +69,15 @@ public record EffectiveSettings(ConfigFile file, Map<Setting, SettingValue> valu
         });
     }
 
+    public long longInteger(Setting setting) {
+        return convert(setting, text -> {
+            if (!text.matches("-?[0-9]{1,18}")) {
+                throw new IllegalArgumentException("'" + text + "' (expected a whole number of bytes)");
+            }
+            return Long.parseLong(text);
+        });
+    }
+
     public boolean bool(Setting setting) {
         return convert(setting, text -> switch (text) {
             case "true" -> true;

@@ -13,7 +13,12 @@ import static dev.fencegate.config.Setting.DB_USER;
 import static dev.fencegate.config.Setting.FENCE_TIMEOUT;
 import static dev.fencegate.config.Setting.IO_THREADS;
 import static dev.fencegate.config.Setting.LISTEN;
+import static dev.fencegate.config.Setting.MAX_BODY_SIZE;
+import static dev.fencegate.config.Setting.MAX_CONNECTIONS;
+import static dev.fencegate.config.Setting.MAX_HEADER_COUNT;
 import static dev.fencegate.config.Setting.MAX_HEADER_SIZE;
+import static dev.fencegate.config.Setting.TRUSTED_PROXIES;
+import static dev.fencegate.config.Setting.VIRTUAL_HOST_DOMAINS;
 import static dev.fencegate.config.Setting.MAX_URI_LENGTH;
 import static dev.fencegate.config.Setting.REMEMBERED_FENCES;
 import static dev.fencegate.config.Setting.REQUIRE_SYNC_STANDBY;
@@ -47,7 +52,9 @@ public final class GatewayConfigReader {
                             settings.text(DB_PASSWORD), settings.integer(DB_POOL_SIZE), settings.duration(FENCE_TIMEOUT)),
                     settings.duration(UPSTREAM_CONNECT_TIMEOUT), settings.duration(UPSTREAM_TIMEOUT),
                     settings.duration(CLIENT_IDLE_TIMEOUT),
-                    new Limits(settings.integer(MAX_URI_LENGTH), settings.integer(MAX_HEADER_SIZE), 0),
+                    new Limits(settings.integer(MAX_URI_LENGTH), settings.integer(MAX_HEADER_SIZE),
+                            settings.longInteger(MAX_BODY_SIZE), settings.integer(MAX_HEADER_COUNT),
+                            settings.integer(MAX_CONNECTIONS), settings.text(TRUSTED_PROXIES), settings.text(VIRTUAL_HOST_DOMAINS)),
                     new SafetyConfig(settings.bool(ALLOW_UNSAFE_DURABILITY), settings.bool(REQUIRE_SYNC_STANDBY),
                             settings.integer(REMEMBERED_FENCES), settings.text(TOKEN_KEY_FILE)),
                     ioThreads == 0 ? Runtime.getRuntime().availableProcessors() : ioThreads,

@@ -93,6 +93,31 @@ public final class GatewayOptions {
         flag(Setting.MAX_HEADER_SIZE, value);
     }
 
+    @Option(names = "--max-header-count", paramLabel = "N", description = "Most header fields in a request; more gets 431 (env FENCEGATE_MAX_HEADER_COUNT; default 100).")
+    void maxHeaderCount(String value) {
+        flag(Setting.MAX_HEADER_COUNT, value);
+    }
+
+    @Option(names = "--max-body-size", paramLabel = "BYTES", description = "Largest request body; larger gets 413, 0 for no limit (env FENCEGATE_MAX_BODY_SIZE; default 0).")
+    void maxBodySize(String value) {
+        flag(Setting.MAX_BODY_SIZE, value);
+    }
+
+    @Option(names = "--max-connections", paramLabel = "N", description = "Most client connections at once; more are closed on accept (env FENCEGATE_MAX_CONNECTIONS; default 10000).")
+    void maxConnections(String value) {
+        flag(Setting.MAX_CONNECTIONS, value);
+    }
+
+    @Option(names = "--trusted-proxies", paramLabel = "ADDRESSES", description = "Comma-separated client addresses whose Forwarded and X-Forwarded-* headers pass on; others' are dropped (env FENCEGATE_TRUSTED_PROXIES; default none).")
+    void trustedProxies(String value) {
+        flag(Setting.TRUSTED_PROXIES, value);
+    }
+
+    @Option(names = "--virtual-host-domains", paramLabel = "DOMAINS", description = "Comma-separated base domains under which a Host names an S3 bucket; such writes are refused (env FENCEGATE_VIRTUAL_HOST_DOMAINS; default localhost).")
+    void virtualHostDomains(String value) {
+        flag(Setting.VIRTUAL_HOST_DOMAINS, value);
+    }
+
     @Option(names = "--allow-unsafe-durability", paramLabel = "BOOL", arity = "0..1", fallbackValue = "true",
             description = "Serve writes even when the database can lose acknowledged commits (env FENCEGATE_ALLOW_UNSAFE_DURABILITY; default false).")
     void allowUnsafeDurability(String value) {

@@ -1,7 +1,20 @@
 package dev.fencegate.config;
 
-/** Bounds on what one client may send; past them the request is answered and the connection closed. */
-public record Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySize) {
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Bounds on what clients may send and who may vouch for them; past a bound the request is
+ * answered and the connection closed.
+ *
+ * @param maxBodySize        largest request body relayed, 0 for no limit (413 above it)
+ * @param maxHeaderCount     most header fields in a request head (431 above it)
+ * @param maxConnections     most client connections open at once; more are closed on accept
+ * @param trustedProxies     comma-separated client addresses whose Forwarded / X-Forwarded-* headers pass on
+ * @param virtualHostDomains comma-separated base domains under which a Host names a bucket; such writes are refused
+ */
+public record Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySize, int maxHeaderCount, int maxConnections,
+                     String trustedProxies, String virtualHostDomains) {
 
     public Limits {
         if (maxInitialLineLength < 256) {
@@ -11,11 +24,35 @@ public record Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySi
             throw new IllegalArgumentException("--max-header-size: " + maxHeaderSize + " (expected at least 1024)");
         }
         if (maxBodySize < 0) {
-            throw new IllegalArgumentException("max body size: " + maxBodySize + " (expected 0 for no limit, or more)");
+            throw new IllegalArgumentException("--max-body-size: " + maxBodySize + " (expected 0 for no limit, or more)");
         }
+        if (maxHeaderCount < 8 || maxHeaderCount > 10_000) {
+            throw new IllegalArgumentException("--max-header-count: " + maxHeaderCount + " (expected 8 to 10000)");
+        }
+        if (maxConnections < 1) {
+            throw new IllegalArgumentException("--max-connections: " + maxConnections + " (expected at least 1)");
+        }
+        trustedProxies = trustedProxies == null ? "" : trustedProxies.strip();
+        virtualHostDomains = virtualHostDomains == null ? "" : virtualHostDomains.strip();
+    }
+
+    public Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySize) {
+        this(maxInitialLineLength, maxHeaderSize, maxBodySize, 100, 10_000, "", "localhost");
     }
 
     public static Limits defaults() {
         return new Limits(8_192, 16_384, 0);
+    }
+
+    public List<String> trustedProxyList() {
+        return split(trustedProxies);
+    }
+
+    public List<String> virtualHostDomainList() {
+        return split(virtualHostDomains);
+    }
+
+    private static List<String> split(String list) {
+        return Arrays.stream(list.split(",")).map(String::strip).filter(item -> !item.isEmpty()).toList();
     }
 }

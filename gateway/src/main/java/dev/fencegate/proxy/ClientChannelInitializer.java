@@ -20,16 +20,21 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
     private final GatewayRuntime runtime;
     private final EdgePolicy policy;
     private final Optional<DataPortTls> tls;
+    private final ConnectionLimit connections;
 
     ClientChannelInitializer(GatewayConfig config, GatewayRuntime runtime) {
         this.config = config;
         this.runtime = runtime;
         this.policy = EdgePolicy.of(config);
         this.tls = DataPortTls.of(config.tls());
+        this.connections = new ConnectionLimit(config.limits().maxConnections());
     }
 
     @Override
     protected void initChannel(Channel channel) {
+        if (!connections.admit(channel)) {
+            return;
+        }
         HttpDecoderConfig decoder = new HttpDecoderConfig()
                 .setMaxInitialLineLength(config.limits().maxInitialLineLength())
                 .setMaxHeaderSize(config.limits().maxHeaderSize())

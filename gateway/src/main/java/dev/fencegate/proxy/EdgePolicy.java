@@ -3,12 +3,13 @@ package dev.fencegate.proxy;
 import dev.fencegate.config.GatewayConfig;
 import dev.fencegate.http.VirtualHosts;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
 /**
- * What the client-facing side enforces beyond the codec's own limits. The constants below stand
- * in for settings the config does not have yet; each names the setting it will become.
+ * What the client-facing side enforces beyond the codec's own limits, from the configured limits.
  *
  * @param maxBodySize       largest request body relayed, 0 for no limit (413 above it)
  * @param maxBufferedBody   largest body the gateway holds whole: DeleteObjects' XML (413 above it)
@@ -19,18 +20,28 @@ import java.util.Set;
 record EdgePolicy(long maxBodySize, int maxBufferedBody, int maxHeaderCount, Set<InetAddress> trustedProxies,
                   VirtualHosts virtualHosts) {
 
-    /** Setting max-buffered-body: S3 caps DeleteObjects at 1000 keys of at most 1024 bytes each. */
+    /** S3 caps DeleteObjects at 1000 keys of at most 1024 bytes each. */
     static final int MAX_BUFFERED_BODY = 1024 * 1024;
-    /** Setting max-header-count. */
-    static final int MAX_HEADER_COUNT = 100;
-    /** Setting trusted-proxies: none, so forwarding headers from clients are always dropped. */
-    static final Set<InetAddress> TRUSTED_PROXIES = Set.of();
-    /** Setting virtual-host-domains: the base domain local S3 stores and SDKs use for virtual-host style. */
-    static final List<String> VIRTUAL_HOST_DOMAINS = List.of("localhost");
 
     static EdgePolicy of(GatewayConfig config) {
         long maxBody = config.limits().maxBodySize();
         int buffered = maxBody > 0 && maxBody < MAX_BUFFERED_BODY ? (int) maxBody : MAX_BUFFERED_BODY;
-        return new EdgePolicy(maxBody, buffered, MAX_HEADER_COUNT, TRUSTED_PROXIES, new VirtualHosts(VIRTUAL_HOST_DOMAINS));
+        return new EdgePolicy(maxBody, buffered, config.limits().maxHeaderCount(),
+                addresses(config.limits().trustedProxyList()), new VirtualHosts(config.limits().virtualHostDomainList()));
+    }
+
+    private static Set<InetAddress> addresses(List<String> literals) {
+        Set<InetAddress> addresses = new HashSet<>();
+        for (String literal : literals) {
+            if (!literal.matches("[0-9a-fA-F:.]+")) {
+                throw new IllegalArgumentException("--trusted-proxies: '" + literal + "' (expected an IP address)");
+            }
+            try {
+                addresses.add(InetAddress.getByName(literal));
+            } catch (UnknownHostException e) {
+                throw new IllegalArgumentException("--trusted-proxies: '" + literal + "' (expected an IP address)", e);
+            }
+        }
+        return Set.copyOf(addresses);
     }
 }
