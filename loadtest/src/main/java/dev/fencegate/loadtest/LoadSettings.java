@@ -70,6 +70,11 @@ public record LoadSettings(
                 rate, saturate, resources, pathPrefix, pattern, share, reads, TokenBook.baseFromClock(), seed);
     }
 
+    public LoadSettings withReads(boolean onlyReads) {
+        return new LoadSettings(url, onlyReads ? "GET" : method, bodySize, connections, threads, warmup, duration, drain, timeout,
+                rate, saturate, resources, prefix, pattern, share, onlyReads, tokenBase, seed);
+    }
+
     public LoadSettings withLoad(int bodyBytes, int conns, int resourceCount) {
         return new LoadSettings(url, method, bodyBytes, conns, Math.min(threads, conns), warmup, duration, drain,
                 timeout, rate, saturate, resourceCount, prefix, pattern, share, reads, tokenBase, seed);

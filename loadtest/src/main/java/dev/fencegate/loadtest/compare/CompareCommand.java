@@ -16,6 +16,9 @@ import picocli.CommandLine.Option;
         description = "Run the standard comparison (direct, via nginx, via the gateway) and write a report.")
 public final class CompareCommand implements Callable<Integer> {
 
+    @Option(names = "--reads", description = "Send GETs without a token instead of fenced writes: the cost of the unfenced path")
+    boolean reads;
+
     @Option(names = "--quick", description = "About a minute: one round, short runs, no commit counting")
     boolean quick;
 
@@ -80,7 +83,7 @@ public final class CompareCommand implements Callable<Integer> {
                 quick ? Phases.ofSeconds(0.5, 2) : Phases.ofSeconds(1, 4),
                 Duration.ofSeconds(quick ? 1 : 2),
                 fractions, ratesOf, connections, bodySize, resources, storeDelayMs, dbUrl, dbUser, dbPassword,
-                !quick, !noNginx, nginxCommand, nginxWorkers, gatewayHeap);
+                !quick, !noNginx, nginxCommand, nginxWorkers, gatewayHeap, reads);
         try {
             Report report = new CompareRunner(settings, System.out).run();
             System.out.println();

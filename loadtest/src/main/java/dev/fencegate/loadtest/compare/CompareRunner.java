@@ -98,6 +98,7 @@ final class CompareRunner {
         for (Target target : targets) {
             LoadGenerator.run(LoadSettings.defaults(target.url())
                     .withLoad(settings.bodySize(), settings.connections(), settings.resources())
+                    .withReads(settings.reads())
                     .aimedAt(target.url(), target.pathPrefix())
                     .withPhases(prime, Duration.ofMillis(500), settings.drain())
                     .atRate(0));
@@ -108,6 +109,7 @@ final class CompareRunner {
         Target target = step.target();
         LoadSettings load = LoadSettings.defaults(target.url())
                 .withLoad(settings.bodySize(), settings.connections(), settings.resources())
+                .withReads(settings.reads())
                 .aimedAt(target.url(), target.pathPrefix())
                 .withPhases(phases.warmup(), phases.measured(), settings.drain())
                 .atRate(step.offeredRate() == null ? 0 : step.offeredRate());

@@ -12,7 +12,7 @@ record CompareSettings(
         Path gatewayJar, Path outDir, int rounds, Phases saturation, Phases fixedRate, Duration drain,
         List<Double> fractions, RateBasis ratesOf, int connections, int bodySize, int resources, int storeDelayMs,
         String dbUrl, String dbUser, String dbPassword, boolean countCommits,
-        boolean useNginx, String nginxCommand, String nginxWorkers, String gatewayHeap) {
+        boolean useNginx, String nginxCommand, String nginxWorkers, String gatewayHeap, boolean reads) {
 
     CompareSettings {
         fractions = List.copyOf(fractions);

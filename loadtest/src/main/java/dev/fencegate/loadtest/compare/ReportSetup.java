@@ -16,7 +16,7 @@ record ReportSetup(CompareSettings settings, Optional<NginxBinary> nginx, Map<St
                 + System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
         setup.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
         setup.put("nginx", nginx.map(n -> n.version() + ", worker_processes " + settings.nginxWorkers()).orElse("not used"));
-        setup.put("load", "PUT, " + settings.bodySize() + "-byte bodies, " + settings.connections()
+        setup.put("load", (settings.reads() ? "GET without a token (unfenced reads), " : "PUT, " + settings.bodySize() + "-byte bodies, ") + settings.connections()
                 + " keep-alive connections, " + settings.resources() + " resources per target overwritten in turn, "
                 + "steady Fencing-Token per resource, "
                 + LoadSettings.defaultThreads(settings.connections()) + " client event loop(s), generator in the runner's JVM");
