@@ -68,6 +68,13 @@ public final class LocalInflight {
         }
     }
 
+    /** Whether no write of this instance may still be on its way to the store. */
+    public boolean isEmpty() {
+        synchronized (lock) {
+            return tokens.isEmpty();
+        }
+    }
+
     /** Forgets when an idle resource went idle, once nothing refers to it any more. */
     public void forget(ResourceKey resource) {
         synchronized (lock) {

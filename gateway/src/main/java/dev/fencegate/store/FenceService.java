@@ -38,10 +38,13 @@ public final class FenceService implements AutoCloseable {
     private final FenceChecker checker;
     private final ScheduledExecutorService reconciler;
     private final InflightListener listener;
+    private final PostgresInflightRegistrations registrations;
 
     private FenceService(FenceDatabase database, FenceStore store, FenceStoreMonitor monitor, FenceChecker checker,
-                         ScheduledExecutorService reconciler, InflightListener listener) {
+                         ScheduledExecutorService reconciler, InflightListener listener,
+                         PostgresInflightRegistrations registrations) {
         this.listener = listener;
+        this.registrations = registrations;
         this.database = database;
         this.store = store;
         this.monitor = monitor;
@@ -85,7 +88,7 @@ public final class FenceService implements AutoCloseable {
         reconciler.scheduleWithFixedDelay(registrations::reconcile, RECONCILE_INTERVAL.toMillis(),
                 RECONCILE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
         log.info("Fence instance {}: in-flight window {}, drain wait up to {}", instance, window, drainWait);
-        return new FenceService(database, store, monitor, checker, reconciler, listener);
+        return new FenceService(database, store, monitor, checker, reconciler, listener, registrations);
     }
 
     private static String describePool(FenceDatabase database) {
@@ -107,11 +110,13 @@ public final class FenceService implements AutoCloseable {
         return database;
     }
 
+    /** Called after the data port drained: nothing of this instance is in flight any more. */
     @Override
     public void close() {
         checker.close();
         listener.close();
         reconciler.shutdownNow();
+        registrations.withdrawAllIfIdle();
         monitor.close();
         database.close();
     }

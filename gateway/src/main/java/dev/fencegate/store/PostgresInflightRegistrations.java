@@ -140,6 +140,24 @@ public final class PostgresInflightRegistrations implements InflightRegistration
     }
 
     /**
+     * Withdraws every row of this instance on a clean stop, so other instances' raises do not wait
+     * for the rows to expire; only when nothing of this instance may still land at the store.
+     */
+    public void withdrawAllIfIdle() {
+        if (!local.isEmpty()) {
+            return;
+        }
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement delete = connection.prepareStatement("DELETE FROM fence_inflight WHERE instance = ?")) {
+            delete.setObject(1, instance);
+            delete.executeUpdate();
+            registered.clear();
+        } catch (SQLException e) {
+            // The rows expire by themselves; a stop must not fail on it.
+        }
+    }
+
+    /**
      * Another instance waits to raise the fence of {@code resource}: withdraw this instance's row
      * at the next reconcile if nothing here is in flight, rather than after the idle delay.
      */

@@ -75,6 +75,21 @@ class StoreFaultsIT {
         }
     }
 
+    @Test
+    void aCleanlyStoppedGatewayHoldsNoRaiseBack() throws Exception {
+        DatabaseConfig database = TestPostgres.config(TestPostgres.newSchema("clean_stop"));
+        try (MemoryObjectStore store = MemoryObjectStore.start(MemoryObjectStore.Options.loopback())) {
+            URI upstream = URI.create("http://127.0.0.1:" + store.port());
+            try (Gateway first = Gateway.start(GatewayHarness.config(upstream, database, Duration.ofSeconds(2)))) {
+                assertThat(put(first.port(), "/jobs/c", 5, 0).statusCode()).isEqualTo(201);
+            }
+            try (Gateway second = Gateway.start(GatewayHarness.config(upstream, database, Duration.ofSeconds(2)))) {
+                HttpResponse<String> newer = put(second.port(), "/jobs/c", 6, 0);
+                assertThat(newer.statusCode()).as(newer.body()).isEqualTo(204);
+            }
+        }
+    }
+
     /** Retries the 503 "lower-token write in flight" answer, as a client following Retry-After would. */
     private static HttpResponse<String> putUntilAnswered(int port, String path, long token, int storeDelayMillis) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
