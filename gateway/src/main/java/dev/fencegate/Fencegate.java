@@ -1,6 +1,5 @@
 package dev.fencegate;
 
-import java.util.Arrays;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -28,6 +27,6 @@ public final class Fencegate {
         String[] serve = new String[args.length + 1];
         serve[0] = "serve";
         System.arraycopy(args, 0, serve, 1, args.length);
-        return Arrays.copyOf(serve, serve.length);
+        return serve;
     }
 }

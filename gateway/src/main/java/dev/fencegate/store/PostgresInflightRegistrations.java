@@ -102,10 +102,13 @@ public final class PostgresInflightRegistrations implements InflightRegistration
         List<Object[]> withdrawals = new ArrayList<>();
         List<Object[]> narrowings = new ArrayList<>();
         long now = System.nanoTime();
-        synchronized (local.lock()) {
-            for (Map.Entry<ResourceKey, Registered> entry : registered.entrySet()) {
-                ResourceKey resource = entry.getKey();
-                Registered row = entry.getValue();
+        // The lock is taken per resource, not across the sweep: event loops enter claims under it.
+        for (ResourceKey resource : registered.keySet()) {
+            synchronized (local.lock()) {
+                Registered row = registered.get(resource);
+                if (row == null) {
+                    continue;
+                }
                 OptionalLong lowest = local.lowest(resource);
                 boolean wantedElsewhere = wanted.remove(resource);
                 if (lowest.isEmpty() && (wantedElsewhere || local.idleFor(resource, idleReleaseNanos) || now - row.expiresNanos() > 0)) {
