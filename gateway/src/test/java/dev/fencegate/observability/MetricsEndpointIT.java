@@ -25,6 +25,9 @@ class MetricsEndpointIT {
             assertThat(metrics.statusCode()).isEqualTo(200);
             assertThat(metrics.body())
                     .contains("fencegate_refusals_total{reason=\"stale-token\"} 1.0")
+                    .contains("fencegate_fence_check_seconds_count{decision=\"admitted\"} 1\n")
+                    .contains("fencegate_fence_check_seconds_count{decision=\"stale\"} 1\n")
+                    .contains("fencegate_store_exchange_seconds_count{method=\"PUT\",outcome=\"forwarded\"} 1\n")
                     .contains("hikaricp_connections{pool=\"fencegate-fences\"}")
                     .contains("hikaricp_connections_acquire_seconds_count{pool=\"fencegate-fences\"}")
                     .contains("jvm_memory_used_bytes{area=\"heap\"")

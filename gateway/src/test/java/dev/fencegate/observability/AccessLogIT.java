@@ -1,0 +1,64 @@
+package dev.fencegate.observability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fencegate.config.AccessLogFormat;
+import dev.fencegate.config.GatewayConfig;
+import dev.fencegate.config.OperationsConfig;
+import dev.fencegate.demo.MemoryObjectStore;
+import dev.fencegate.testing.GatewayHarness;
+import dev.fencegate.testing.TestPostgres;
+import java.time.Duration;
+import java.util.List;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/** With --access-log json every request on the data port leaves one line naming its decision and fence. */
+class AccessLogIT {
+
+    @Test
+    void aRefusedAndAForwardedWriteEachLeaveOneLineWithTheDecisionTokenAndFence() throws Exception {
+        ListAppender<ILoggingEvent> lines = new ListAppender<>();
+        lines.start();
+        Logger logger = (Logger) LoggerFactory.getLogger(AccessLog.LOGGER);
+        logger.addAppender(lines);
+        try (GatewayHarness gateway = GatewayHarness.start(MemoryObjectStore.Options.loopback(), upstream -> {
+            GatewayConfig base = GatewayHarness.config(upstream, TestPostgres.config(TestPostgres.newSchema("access_log")), Duration.ofSeconds(5));
+            return new GatewayConfig(base.listen(), base.adminListen(), base.upstream(), base.database(),
+                    base.upstreamConnectTimeout(), base.upstreamTimeout(), base.clientIdleTimeout(), base.limits(),
+                    base.safety(), base.ioThreads(), new OperationsConfig(AccessLogFormat.JSON, ""));
+        })) {
+            assertThat(gateway.put("/logged/k?secret=1", 9, "x").statusCode()).isEqualTo(201);
+            assertThat(gateway.put("/logged/k", 8, "y").statusCode()).isEqualTo(412);
+
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> lines.list.size() >= 2);
+            ObjectMapper json = new ObjectMapper();
+            List<JsonNode> entries = lines.list.stream().map(event -> {
+                try {
+                    return json.readTree(event.getFormattedMessage());
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }).toList();
+            JsonNode forwarded = entries.get(0);
+            assertThat(forwarded.get("decision").asText()).isEqualTo("forwarded");
+            assertThat(forwarded.get("status").asInt()).isEqualTo(201);
+            assertThat(forwarded.get("path").asText()).isEqualTo("/logged/k");
+            assertThat(forwarded.get("token").asLong()).isEqualTo(9);
+            JsonNode stale = entries.get(1);
+            assertThat(stale.get("decision").asText()).isEqualTo("stale-token");
+            assertThat(stale.get("status").asInt()).isEqualTo(412);
+            assertThat(stale.get("token").asLong()).isEqualTo(8);
+            assertThat(stale.get("currentToken").asLong()).isEqualTo(9);
+            assertThat(stale.get("resource").asText()).isEqualTo("/logged/k");
+        } finally {
+            logger.detachAppender(lines);
+        }
+    }
+}
