@@ -28,7 +28,12 @@ public final class GatewayMetrics {
     private final Map<FenceDecision.Kind, Counter> decisions = new EnumMap<>(FenceDecision.Kind.class);
     /** Timers are made on first use: a histogram per possible label set would be mostly empty series. */
     private final Map<FenceDecision.Kind, Timer> fenceChecks = new ConcurrentHashMap<>();
-    private final Map<String, Timer> storeExchanges = new ConcurrentHashMap<>();
+    private final Map<MethodOutcome, Timer> storeExchanges = new ConcurrentHashMap<>();
+    /** Request counters by label set, found without a registry lookup on every request. */
+    private final Map<MethodOutcome, Counter> requests = new ConcurrentHashMap<>();
+
+    private record MethodOutcome(String method, Outcome outcome) {
+    }
     private final Map<Outcome, Counter> refusals = new EnumMap<>(Outcome.class);
 
     public GatewayMetrics(MeterRegistry registry) {
@@ -85,11 +90,10 @@ public final class GatewayMetrics {
      * returns it, for the access log.
      */
     public Duration recordStoreExchange(Timer.Sample sample, String method, Outcome outcome) {
-        String label = methodLabel(method);
-        Timer timer = storeExchanges.computeIfAbsent(label + " " + outcome.tag(), key -> Timer.builder("fencegate.store.exchange")
+        Timer timer = storeExchanges.computeIfAbsent(new MethodOutcome(methodLabel(method), outcome), key -> Timer.builder("fencegate.store.exchange")
                 .description("Time at the store, from sending the request head to the end of the answer")
-                .tag("method", label)
-                .tag("outcome", outcome.tag())
+                .tag("method", key.method())
+                .tag("outcome", key.outcome().tag())
                 .publishPercentileHistogram()
                 .maximumExpectedValue(LONGEST_STORE_EXCHANGE)
                 .register(registry));
@@ -110,7 +114,8 @@ public final class GatewayMetrics {
     }
 
     private void request(String method, Outcome outcome) {
-        registry.counter("fencegate.requests", "method", methodLabel(method), "outcome", outcome.tag()).increment();
+        requests.computeIfAbsent(new MethodOutcome(methodLabel(method), outcome),
+                key -> registry.counter("fencegate.requests", "method", key.method(), "outcome", key.outcome().tag())).increment();
     }
 
     /** Methods outside the known set share one label, so a client cannot mint series. */
