@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,7 +13,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One blocking attempt to admit a claim, in the order that keeps writes ordered across
  * instances: make the claim visible as possibly in flight, then read and judge the fence, then
- * hold back if a lower-token write may still be on its way. Runs on a fence-check thread.
+ * hold back if a lower-token write may still be on its way. Runs on a fence-check thread, except
+ * {@link #admitHeld}, which reads no store and runs wherever the claim arrives.
  */
 public final class FenceAdmission {
 
@@ -23,6 +25,7 @@ public final class FenceAdmission {
     private final LocalInflight local;
     private final RememberedFences remembered;
     private final Consumer<FenceClaim> regressionSeen;
+    private final LongAdder heldAdmissions = new LongAdder();
 
     public FenceAdmission(FenceStore store, InflightRegistrations registrations, LocalInflight local,
                           RememberedFences remembered, Consumer<FenceClaim> regressionSeen) {
@@ -42,6 +45,32 @@ public final class FenceAdmission {
         return Optional.empty();
     }
 
+    /**
+     * Admits {@code claim} and enters it as in flight when it is at a fence this instance holds
+     * (see {@link InflightRegistrations}), with no lower-token write of its own in flight; empty
+     * when the store must be asked. Never blocks.
+     */
+    public Optional<FenceDecision> admitHeld(FenceClaim claim) {
+        synchronized (local.lock()) {
+            if (!registrations.heldFenceAdmits(claim) || local.hasLowerThan(claim) || rememberedAbove(claim)) {
+                return Optional.empty();
+            }
+            local.enter(claim);
+        }
+        heldAdmissions.increment();
+        return Optional.of(new FenceDecision.Admitted(claim, Optional.of(claim.token())));
+    }
+
+    /** Claims admitted at a held fence, without a trip to the store. */
+    public long heldAdmissions() {
+        return heldAdmissions.sum();
+    }
+
+    private boolean rememberedAbove(FenceClaim claim) {
+        OptionalLong highest = remembered.highest(claim.resource());
+        return highest.isPresent() && highest.getAsLong() > claim.token().value();
+    }
+
     /** Call after {@link LocalInflight#enter(FenceClaim)}. */
     public FenceDecision attempt(FenceClaim claim) {
         return attemptAll(List.of(claim)).get(0);
@@ -56,10 +85,14 @@ public final class FenceAdmission {
     public List<FenceDecision> attemptAll(List<FenceClaim> claims) {
         List<FenceDecision> decisions = new ArrayList<>(Collections.nCopies(claims.size(), null));
         List<FenceClaim> covered = new ArrayList<>(claims.size());
+        List<InflightRegistrations.Hold> holds = new ArrayList<>(claims.size());
         List<Integer> positions = new ArrayList<>(claims.size());
         for (int i = 0; i < claims.size(); i++) {
             try {
                 registrations.cover(claims.get(i));
+                synchronized (local.lock()) {
+                    holds.add(registrations.startHolding(claims.get(i)));
+                }
                 covered.add(claims.get(i));
                 positions.add(i);
             } catch (FenceStoreUnavailableException e) {
@@ -67,25 +100,49 @@ public final class FenceAdmission {
             }
         }
         if (!covered.isEmpty()) {
-            List<FenceDecision> judged = store.admitAll(covered);
+            List<FenceDecision> judged;
+            try {
+                judged = store.admitAll(covered);
+            } catch (RuntimeException e) {
+                // A raise may have committed before the failure.
+                synchronized (local.lock()) {
+                    covered.forEach(claim -> registrations.dropHeld(claim.resource()));
+                }
+                throw e;
+            }
             for (int j = 0; j < covered.size(); j++) {
-                decisions.set(positions.get(j), settle(covered.get(j), judged.get(j)));
+                decisions.set(positions.get(j), settle(covered.get(j), judged.get(j), holds.get(j)));
             }
         }
         return decisions;
     }
 
-    private FenceDecision settle(FenceClaim claim, FenceDecision decision) {
+    /**
+     * Under the local lock, so that a claim admitted at a held fence and a raise settled here
+     * see each other: either the raise waits for the claim, or the claim sees the raise.
+     */
+    private FenceDecision settle(FenceClaim claim, FenceDecision decision, InflightRegistrations.Hold hold) {
         if (decision instanceof FenceDecision.Admitted admitted) {
             decision = guardAgainstRegression(admitted);
         }
-        if (decision instanceof FenceDecision.Admitted && local.hasLowerThan(claim)) {
-            return new FenceDecision.Draining(claim, new Fence(claim.resource(), claim.token(), claim.holder()));
+        synchronized (local.lock()) {
+            if (decision instanceof FenceDecision.Admitted admitted) {
+                if (local.hasLowerThan(claim)) {
+                    registrations.dropHeld(claim.resource());
+                    return new FenceDecision.Draining(claim, new Fence(claim.resource(), claim.token(), claim.holder()));
+                }
+                remembered.admitted(claim);
+                if (admitted.raised()) {
+                    registrations.dropHeld(claim.resource());
+                } else {
+                    hold.admitted(claim);
+                }
+            } else if (decision instanceof FenceDecision.Draining || decision instanceof FenceDecision.Unavailable) {
+                // The fence may have gone up, or will: stop admitting at the old one.
+                registrations.dropHeld(claim.resource());
+            }
+            return decision;
         }
-        if (decision instanceof FenceDecision.Admitted) {
-            remembered.admitted(claim);
-        }
-        return decision;
     }
 
     /**

@@ -19,7 +19,8 @@ import java.util.function.Supplier;
  * {@link FenceDecision.Unavailable}, so an unchecked write never passes. Claims waiting in the
  * queue are judged together, one store round trip per batch. A claim that must wait for
  * lower-token writes still in flight is retried, without holding a thread, until they are done
- * or the drain bound passes.
+ * or the drain bound passes. A claim at a fence this instance holds is answered at once, on the
+ * caller's thread, without a store trip.
  */
 public final class FenceChecker implements AutoCloseable {
 
@@ -76,6 +77,10 @@ public final class FenceChecker implements AutoCloseable {
         Optional<FenceDecision> stale = admission.knownStale(claim);
         if (stale.isPresent()) {
             return CompletableFuture.completedFuture(stale.get());
+        }
+        Optional<FenceDecision> held = admission.admitHeld(claim);
+        if (held.isPresent()) {
+            return CompletableFuture.completedFuture(held.get());
         }
         local.enter(claim);
         long drainDeadline = System.nanoTime() + drainTimeout.toNanos();

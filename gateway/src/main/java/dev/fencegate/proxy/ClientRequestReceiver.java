@@ -171,7 +171,16 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
         state = State.CHECKING_FENCE;
         FenceClaim claim = ((ClaimParser.ClaimParse.Valid) parsed).claim();
         record.fenceAsked(claim);
-        runtime.fences().check(claim).thenAccept(decision -> ctx.executor().execute(() -> onDecision(decision)));
+        runtime.fences().check(claim).thenAccept(this::onDecisionInLoop);
+    }
+
+    /** A decision from a held fence comes back on this loop and is acted on at once; others are handed back. */
+    private void onDecisionInLoop(FenceDecision decision) {
+        if (ctx.executor().inEventLoop()) {
+            onDecision(decision);
+        } else {
+            ctx.executor().execute(() -> onDecision(decision));
+        }
     }
 
     private void onDecision(FenceDecision decision) {

@@ -44,8 +44,9 @@ public final class FenceDatabase implements AutoCloseable {
         // The socket timeout catches a server that stopped answering mid-statement.
         hikari.addDataSourceProperty("socketTimeout", Long.toString(bound.toSeconds() + 5));
         long ms = bound.toMillis();
+        // fencegate.gateway marks our sessions: the fence table announces only raises made by others.
         hikari.addDataSourceProperty("options", "-c lock_timeout=" + ms + " -c statement_timeout=" + (ms + 1_000)
-                + " -c idle_in_transaction_session_timeout=" + (ms + 5_000));
+                + " -c idle_in_transaction_session_timeout=" + (ms + 5_000) + " -c fencegate.gateway=on");
         return new FenceDatabase(new HikariDataSource(hikari), config.schema());
     }
 

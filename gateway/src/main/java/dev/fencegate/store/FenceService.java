@@ -8,6 +8,7 @@ import dev.fencegate.fence.FenceStore;
 import dev.fencegate.fence.LocalInflight;
 import dev.fencegate.fence.RememberedFences;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -67,13 +68,16 @@ public final class FenceService implements AutoCloseable {
         PostgresInflightRegistrations registrations = new PostgresInflightRegistrations(database.dataSource(), instance,
                 local, window, IDLE_RELEASE);
         FenceStore store = new PostgresFenceStore(database.dataSource(), instance);
-        InflightListener listener = new InflightListener(database.dataSource(), registrations::wantedElsewhere).start();
+        InflightListener listener = new InflightListener(database.dataSource(), registrations).start();
         RememberedFences remembered = new RememberedFences(config.safety().rememberedFences());
         Counter regressions = Counter.builder("fencegate.fence.regressions")
                 .description("Claims the fence store admitted below a token this instance had already admitted")
                 .register(registry);
         Gauge.builder("fencegate.fence.remembered", remembered, RememberedFences::size).register(registry);
         FenceAdmission admission = new FenceAdmission(store, registrations, local, remembered, claim -> regressions.increment());
+        FunctionCounter.builder("fencegate.fence.held.admissions", admission, FenceAdmission::heldAdmissions)
+                .description("Claims admitted at a fence this instance holds, without a trip to the fence store")
+                .register(registry);
         int threads = config.database().poolSize();
         Duration drainWait = config.upstreamTimeout().compareTo(MAX_DRAIN_WAIT) < 0 ? config.upstreamTimeout() : MAX_DRAIN_WAIT;
         FenceChecker checker = new FenceChecker(admission, local, threads, threads * CHECK_QUEUE_PER_THREAD,

@@ -83,8 +83,9 @@ public final class PostgresFenceStore implements FenceStore {
         try (Connection connection = dataSource.getConnection()) {
             List<FenceDecision> decisions = judgeAll(connection, claims);
             for (int i = 0; i < decisions.size(); i++) {
-                if (decisions.get(i) instanceof FenceDecision.Admitted admitted && admitted.raised()) {
-                    decisions.set(i, raiseAndJudge(connection, admitted));
+                Optional<FenceDecision.Admitted> ifRaised = raising(decisions.get(i));
+                if (ifRaised.isPresent()) {
+                    decisions.set(i, raiseAndJudge(connection, ifRaised.get()));
                 }
             }
             askOthersToRelease(connection, decisions);
@@ -106,6 +107,21 @@ public final class PostgresFenceStore implements FenceStore {
                 }
             }
         }
+    }
+
+    /**
+     * A claim above the fence raises it, even when lower-token writes of another instance are
+     * still in flight: the raise turns away further writes at the old token, so those in flight
+     * drain and the claim can go ahead. Empty for a claim that does not raise.
+     */
+    private static Optional<FenceDecision.Admitted> raising(FenceDecision first) {
+        if (first instanceof FenceDecision.Admitted admitted && admitted.raised()) {
+            return Optional.of(admitted);
+        }
+        if (first instanceof FenceDecision.Draining draining && draining.current().token().isBelow(draining.claim().token())) {
+            return Optional.of(new FenceDecision.Admitted(draining.claim(), Optional.of(draining.current().token())));
+        }
+        return Optional.empty();
     }
 
     private FenceDecision raiseAndJudge(Connection connection, FenceDecision.Admitted admitted) {

@@ -2,6 +2,7 @@ package dev.fencegate.store;
 
 import dev.fencegate.fence.FenceClaim;
 import dev.fencegate.fence.FenceStoreUnavailableException;
+import dev.fencegate.fence.HeldFence;
 import dev.fencegate.fence.InflightRegistrations;
 import dev.fencegate.fence.LocalInflight;
 import dev.fencegate.fence.ResourceKey;
@@ -11,6 +12,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -26,8 +28,14 @@ import javax.sql.DataSource;
  * a short while, and narrowed when the lowest local token rises, so other instances' raises do
  * not wait on writes that are done. Each row carries a generation so a withdrawal never removes
  * a row that a concurrent cover has just renewed.
+ *
+ * <p>Fences are held only while the {@link InflightListener} has confirmed its connection within
+ * {@link #LISTENER_FRESH}: it is how this instance hears of raises made outside its own checks.
  */
-public final class PostgresInflightRegistrations implements InflightRegistrations {
+public final class PostgresInflightRegistrations implements InflightRegistrations, InflightListener.Notices {
+
+    /** How recently the listener must have answered for held fences to be used. */
+    static final Duration LISTENER_FRESH = Duration.ofSeconds(1);
 
     private static final String COVER = """
             INSERT INTO fence_inflight AS i (resource, instance, min_token, until, generation)
@@ -52,6 +60,18 @@ public final class PostgresInflightRegistrations implements InflightRegistration
     private final Map<ResourceKey, Registered> registered = new ConcurrentHashMap<>();
     /** Resources another instance is waiting on: released as soon as nothing local needs them. */
     private final Set<ResourceKey> wanted = ConcurrentHashMap.newKeySet();
+    /**
+     * Fences held, by resource; under the local lock. Dropping a slot also voids every read
+     * still under way for it, so a raise heard meanwhile is never overwritten by an older answer.
+     */
+    private final Map<ResourceKey, HeldSlot> held = new HashMap<>();
+    /** When the listener last confirmed it had heard everything sent before; under the local lock. */
+    private long listenerConfirmedNanos;
+    private boolean listenerConfirmed;
+
+    private static final class HeldSlot {
+        private HeldFence fence;
+    }
 
     /**
      * @param window      how long any one write of this instance can be in flight (store timeout plus the unknown-outcome hold)
@@ -113,6 +133,7 @@ public final class PostgresInflightRegistrations implements InflightRegistration
                 boolean wantedElsewhere = wanted.remove(resource);
                 if (lowest.isEmpty() && (wantedElsewhere || local.idleFor(resource, idleReleaseNanos) || now - row.expiresNanos() > 0)) {
                     registered.remove(resource);
+                    held.remove(resource);
                     local.forget(resource);
                     withdrawals.add(new Object[] {resource.value(), row.generation()});
                 } else if (lowest.isPresent() && lowest.getAsLong() > row.minToken()) {
@@ -154,20 +175,84 @@ public final class PostgresInflightRegistrations implements InflightRegistration
              PreparedStatement delete = connection.prepareStatement("DELETE FROM fence_inflight WHERE instance = ?")) {
             delete.setObject(1, instance);
             delete.executeUpdate();
-            registered.clear();
+            synchronized (local.lock()) {
+                registered.clear();
+                held.clear();
+            }
         } catch (SQLException e) {
             // The rows expire by themselves; a stop must not fail on it.
         }
     }
 
     /**
-     * Another instance waits to raise the fence of {@code resource}: withdraw this instance's row
-     * at the next reconcile if nothing here is in flight, rather than after the idle delay.
+     * Another instance waits to raise the fence of {@code resource}, or it was changed from
+     * outside: stop holding it, and withdraw this instance's row at the next reconcile if nothing
+     * here is in flight, rather than after the idle delay.
      */
-    public void wantedElsewhere(ResourceKey resource) {
-        if (registered.containsKey(resource)) {
-            wanted.add(resource);
+    @Override
+    public void wanted(ResourceKey resource) {
+        synchronized (local.lock()) {
+            held.remove(resource);
+            if (registered.containsKey(resource)) {
+                wanted.add(resource);
+            }
         }
+    }
+
+    @Override
+    public void confirmed(long sinceNanos) {
+        synchronized (local.lock()) {
+            listenerConfirmedNanos = sinceNanos;
+            listenerConfirmed = true;
+        }
+    }
+
+    @Override
+    public void lost() {
+        synchronized (local.lock()) {
+            listenerConfirmed = false;
+            held.clear();
+        }
+    }
+
+    @Override
+    public Hold startHolding(FenceClaim claim) {
+        if (!listenerFresh(System.nanoTime())) {
+            return Hold.NONE;
+        }
+        ResourceKey resource = claim.resource();
+        HeldSlot slot = held.computeIfAbsent(resource, r -> new HeldSlot());
+        return admitted -> {
+            if (held.get(resource) != slot) {
+                return;
+            }
+            if (slot.fence == null || slot.fence.token() < admitted.token().value()) {
+                slot.fence = HeldFence.of(admitted);
+            } else {
+                slot.fence = slot.fence.and(admitted);
+            }
+        };
+    }
+
+    @Override
+    public boolean heldFenceAdmits(FenceClaim claim) {
+        HeldSlot slot = held.get(claim.resource());
+        if (slot == null || slot.fence == null || !slot.fence.admits(claim)) {
+            return false;
+        }
+        long now = System.nanoTime();
+        Registered row = registered.get(claim.resource());
+        return row != null && row.minToken() <= claim.token().value() && row.expiresNanos() - now > windowNanos
+                && listenerFresh(now);
+    }
+
+    @Override
+    public void dropHeld(ResourceKey resource) {
+        held.remove(resource);
+    }
+
+    private boolean listenerFresh(long now) {
+        return listenerConfirmed && now - listenerConfirmedNanos < LISTENER_FRESH.toNanos();
     }
 
     private interface Binder {

@@ -41,7 +41,8 @@ class WriteHistoryIT {
     private static final int WRITERS = 12;
     private static final Duration RUN = Duration.ofSeconds(6);
 
-    private record Sent(String id, String path, long token, int status) {
+    /** One write as its worker saw it; times are System.nanoTime. */
+    private record Sent(String id, String path, long token, int status, long sentNanos, long answeredNanos) {
     }
 
     @Test
@@ -57,10 +58,43 @@ class WriteHistoryIT {
                             database, Duration.ofSeconds(10))));
                 }
                 sent.addAll(runWriters(gateways));
+                assertThat(gateways.stream().mapToDouble(WriteHistoryIT::heldAdmissions).sum())
+                        .as("writes admitted at held fences: the run must exercise them").isPositive();
             } finally {
                 gateways.forEach(Gateway::close);
             }
             assertHistory(store.applied(), sent);
+            assertNoWriteAdmittedBelowAnAcknowledgedToken(sent);
+        }
+    }
+
+    /**
+     * Real-time order, which held fences must keep: once a write with token t was acknowledged,
+     * a write sent afterwards with a lower token is refused, whichever instance it reaches.
+     */
+    private static void assertNoWriteAdmittedBelowAnAcknowledgedToken(List<Sent> sent) {
+        Map<String, List<Sent>> byPath = sent.stream().collect(Collectors.groupingBy(Sent::path));
+        byPath.forEach((path, writes) -> {
+            List<Sent> acknowledged = writes.stream().filter(w -> w.status() / 100 == 2)
+                    .sorted(java.util.Comparator.comparingLong(Sent::answeredNanos)).toList();
+            for (Sent write : acknowledged) {
+                long highestBefore = acknowledged.stream().filter(a -> a.answeredNanos() < write.sentNanos())
+                        .mapToLong(Sent::token).max().orElse(0);
+                assertThat(write.token()).as("%s: write %s with token %d was admitted after token %d was acknowledged",
+                        path, write.id(), write.token(), highestBefore).isGreaterThanOrEqualTo(highestBefore);
+            }
+        });
+    }
+
+    private static double heldAdmissions(Gateway gateway) {
+        HttpClient http = HttpClient.newHttpClient();
+        try {
+            String metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.adminPort() + "/metrics"))
+                    .build(), HttpResponse.BodyHandlers.ofString()).body();
+            return metrics.lines().filter(line -> line.startsWith("fencegate_fence_held_admissions_total"))
+                    .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
+        } catch (Exception e) {
+            throw new IllegalStateException("metrics of the gateway on " + gateway.adminPort(), e);
         }
     }
 
@@ -87,8 +121,9 @@ class WriteHistoryIT {
                             : roll < 30 ? Math.max(1, lease.get() - 1 - random.nextInt(3)) : lease.get();
                     Gateway gateway = gateways.get(random.nextInt(gateways.size()));
                     String id = Long.toString(ids.incrementAndGet());
+                    long sentNanos = System.nanoTime();
                     int status = put(http, gateway.port(), path, token, id);
-                    sent.add(new Sent(id, path, token, status));
+                    sent.add(new Sent(id, path, token, status, sentNanos, System.nanoTime()));
                 }
             });
         }
