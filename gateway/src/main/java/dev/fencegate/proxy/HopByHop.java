@@ -2,6 +2,7 @@ package dev.fencegate.proxy;
 
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.util.AsciiString;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -16,7 +17,7 @@ final class HopByHop {
     private static final List<CharSequence> ALWAYS = List.of(
             HttpHeaderNames.CONNECTION, HttpHeaderNames.KEEP_ALIVE, HttpHeaderNames.PROXY_CONNECTION,
             HttpHeaderNames.TE, HttpHeaderNames.UPGRADE, HttpHeaderNames.PROXY_AUTHORIZATION,
-            HttpHeaderNames.PROXY_AUTHENTICATE, "http2-settings");
+            HttpHeaderNames.PROXY_AUTHENTICATE, AsciiString.cached("http2-settings"));
 
     /** Headers a Connection header may not name: removing them would change what is fenced or framed. */
     private static final Set<String> PROTECTED = Set.of(

@@ -42,6 +42,7 @@ final class StoreExchange {
     private final HttpRequest request;
     private final String target;
     private final boolean expectContinue;
+    private final boolean keepClient;
     private final StoreConnections connections;
     private final Listener listener;
     private final AfterStore afterStore;
@@ -56,6 +57,8 @@ final class StoreExchange {
     private boolean clientReadPending;
     private boolean storeReadPending;
     private boolean finished;
+    /** The request head went to the store without a flush: the first body chunk takes it along. */
+    private boolean headUnflushed;
 
     /** Told once when the exchange ends, whether the store's outcome is known. */
     interface AfterStore {
@@ -70,6 +73,7 @@ final class StoreExchange {
         this.request = request;
         this.target = target;
         this.expectContinue = expectContinue;
+        this.keepClient = HttpUtil.isKeepAlive(request);
         this.connections = connections;
         this.listener = listener;
         this.afterStore = afterStore;
@@ -95,13 +99,19 @@ final class StoreExchange {
         HopByHop.strip(headers);
         // The gateway answered (or will answer) the expectation itself.
         headers.remove(HttpHeaderNames.EXPECT);
-        store.writeAndFlush(new DefaultHttpRequest(HttpVersion.HTTP_1_1, request.method(), target, headers));
+        store.write(new DefaultHttpRequest(HttpVersion.HTTP_1_1, request.method(), target, headers));
+        headUnflushed = true;
         sentToStore = true;
         store.read();
         if (expectContinue) {
             client.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
         }
         readClient();
+        // No body chunk was at hand: the head goes out alone.
+        if (headUnflushed && !finished) {
+            headUnflushed = false;
+            store.flush();
+        }
     }
 
     void onClientContent(HttpContent content) {
@@ -110,6 +120,7 @@ final class StoreExchange {
             return;
         }
         boolean last = content instanceof LastHttpContent;
+        headUnflushed = false;
         store.writeAndFlush(content);
         if (last) {
             requestComplete = true;
@@ -164,20 +175,32 @@ final class StoreExchange {
         if (msg instanceof HttpResponse response && (!willKeepClient() || !requestComplete)) {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
-        client.writeAndFlush(msg);
         if (last) {
+            client.writeAndFlush(msg);
             // If the store answered before the body ended, the rest of it has nowhere to go:
             // complete() then closes both connections.
             complete();
-        } else if (client.channel().isWritable()) {
-            store.read();
         } else {
-            storeReadPending = true;
+            // Flushed when the store's read batch ends, so a head and its body go out together.
+            client.write(msg);
+            if (client.channel().isWritable()) {
+                store.read();
+            } else {
+                client.flush();
+                storeReadPending = true;
+            }
+        }
+    }
+
+    /** The store's read batch ended: what it brought goes to the client. */
+    void onStoreReadComplete() {
+        if (!finished) {
+            client.flush();
         }
     }
 
     private boolean willKeepClient() {
-        return HttpUtil.isKeepAlive(request);
+        return keepClient;
     }
 
     void onStoreClosed(Throwable cause) {

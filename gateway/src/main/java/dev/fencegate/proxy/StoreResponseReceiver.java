@@ -29,6 +29,13 @@ final class StoreResponseReceiver extends ChannelInboundHandlerAdapter {
     }
 
     @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (exchange != null) {
+            exchange.onStoreReadComplete();
+        }
+    }
+
+    @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (exchange != null && ctx.channel().isWritable()) {
             exchange.onStoreWritable();
