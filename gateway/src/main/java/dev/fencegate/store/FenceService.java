@@ -25,7 +25,10 @@ public final class FenceService implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(FenceService.class);
     private static final int CHECK_QUEUE_PER_THREAD = 256;
     private static final Duration MONITOR_INTERVAL = Duration.ofSeconds(1);
-    private static final Duration RECONCILE_INTERVAL = Duration.ofMillis(50);
+    /** Registrations another instance waits on are looked at this often... */
+    private static final Duration WANTED_INTERVAL = Duration.ofMillis(50);
+    /** ...and all of them this often: a sweep takes the in-flight lock once per registered resource. */
+    private static final Duration RECONCILE_INTERVAL = Duration.ofSeconds(1);
     /**
      * How long a resource stays registered after its last local write, keeping steady writers
      * commit-free; another instance waiting on it has it released at once through a notification.
@@ -89,6 +92,8 @@ public final class FenceService implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
+        reconciler.scheduleWithFixedDelay(registrations::reconcileWanted, WANTED_INTERVAL.toMillis(),
+                WANTED_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
         reconciler.scheduleWithFixedDelay(registrations::reconcile, RECONCILE_INTERVAL.toMillis(),
                 RECONCILE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
         log.info("Fence instance {}: in-flight window {}, drain wait up to {}", instance, window, drainWait);

@@ -15,7 +15,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -50,6 +55,15 @@ public final class PostgresFenceStore implements FenceStore {
                 SET token = EXCLUDED.token, holder = EXCLUDED.holder, updated_at = now()
                 WHERE f.token < EXCLUDED.token""";
 
+    /** {@link #RAISE} for many claims, distinct resources in order; returns the rows it wrote. */
+    private static final String RAISE_ALL = """
+            INSERT INTO fence AS f (resource, token, holder)
+            SELECT c.resource, c.token, c.holder FROM unnest(?::text[], ?::bigint[], ?::text[]) AS c(resource, token, holder)
+            ON CONFLICT (resource) DO UPDATE
+                SET token = EXCLUDED.token, holder = EXCLUDED.holder, updated_at = now()
+                WHERE f.token < EXCLUDED.token
+            RETURNING f.resource""";
+
     private final DataSource dataSource;
     private final UUID instance;
 
@@ -77,15 +91,27 @@ public final class PostgresFenceStore implements FenceStore {
         return decision;
     }
 
-    /** One read-only statement judges the whole batch; only raises cost more, one claim at a time. */
+    /**
+     * One read-only statement judges the whole batch. The claims that raise then cost one upsert
+     * for all of them, so one commit, and one more read.
+     */
     @Override
     public List<FenceDecision> admitAll(List<FenceClaim> claims) {
         try (Connection connection = dataSource.getConnection()) {
             List<FenceDecision> decisions = judgeAll(connection, claims);
+            List<Integer> positions = new ArrayList<>();
+            List<FenceDecision.Admitted> raises = new ArrayList<>();
             for (int i = 0; i < decisions.size(); i++) {
                 Optional<FenceDecision.Admitted> ifRaised = raising(decisions.get(i));
                 if (ifRaised.isPresent()) {
-                    decisions.set(i, raiseAndJudge(connection, ifRaised.get()));
+                    positions.add(i);
+                    raises.add(ifRaised.get());
+                }
+            }
+            if (!raises.isEmpty()) {
+                List<FenceDecision> raised = raiseAndJudge(connection, raises);
+                for (int j = 0; j < positions.size(); j++) {
+                    decisions.set(positions.get(j), raised.get(j));
                 }
             }
             askOthersToRelease(connection, decisions);
@@ -124,17 +150,34 @@ public final class PostgresFenceStore implements FenceStore {
         return Optional.empty();
     }
 
-    private FenceDecision raiseAndJudge(Connection connection, FenceDecision.Admitted admitted) {
-        FenceClaim claim = admitted.claim();
+    /**
+     * Raises every claim's fence in one statement, then judges the claims again with a read that
+     * starts after the raise committed: only such a read is sure to see every other instance's
+     * in-flight registration. A claim keeps its first answer only when its own token went in.
+     */
+    private List<FenceDecision> raiseAndJudge(Connection connection, List<FenceDecision.Admitted> raises) {
+        List<FenceClaim> claims = raises.stream().map(FenceDecision.Admitted::claim).toList();
         try {
-            boolean raised = raise(connection, claim);
-            FenceDecision second = judgeAll(connection, List.of(claim)).get(0);
-            return raised && second instanceof FenceDecision.Admitted ? admitted : second;
+            Set<FenceClaim> raisedBy = raise(connection, claims);
+            List<FenceDecision> second = judgeAll(connection, claims);
+            List<FenceDecision> decisions = new ArrayList<>(claims.size());
+            for (int i = 0; i < claims.size(); i++) {
+                boolean took = raisedBy.contains(claims.get(i)) && second.get(i) instanceof FenceDecision.Admitted;
+                decisions.add(took ? raises.get(i) : second.get(i));
+            }
+            return decisions;
         } catch (SQLException e) {
-            return new FenceDecision.Unavailable(unavailable("fence for " + claim.resource() + " could not be raised", e).getMessage());
+            return unavailableFor(claims, unavailable("fences for " + claims.size() + " claim(s), first "
+                    + claims.get(0).resource() + ", could not be raised", e).getMessage());
         } catch (FenceStoreUnavailableException e) {
-            return new FenceDecision.Unavailable(e.getMessage());
+            return unavailableFor(claims, e.getMessage());
         }
+    }
+
+    private static List<FenceDecision> unavailableFor(List<FenceClaim> claims, String detail) {
+        List<FenceDecision> decisions = new ArrayList<>(claims.size());
+        claims.forEach(claim -> decisions.add(new FenceDecision.Unavailable(detail)));
+        return decisions;
     }
 
     @Override
@@ -212,16 +255,48 @@ public final class PostgresFenceStore implements FenceStore {
         }
     }
 
-    /** True when this statement raised (or created) the fence; false when it was already as high. */
-    private static boolean raise(Connection connection, FenceClaim claim) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(RAISE)) {
-            statement.setString(1, claim.resource().value());
-            statement.setLong(2, claim.token().value());
-            statement.setString(3, claim.holder().map(Holder::value).orElse(null));
-            int rows = statement.executeUpdate();
-            requireDurable(statement.getWarnings(), claim);
-            return rows == 1;
+    /**
+     * Raises the fences in one statement and one commit; returns the claims whose token (and
+     * holder) went in. Per resource only the highest claim is written, the first of equals:
+     * a statement may change a row once. Rows are written in resource order, so two batches
+     * raising the same resources take their locks in the same order and never deadlock.
+     */
+    private static Set<FenceClaim> raise(Connection connection, List<FenceClaim> claims) throws SQLException {
+        Map<ResourceKey, FenceClaim> highest = new TreeMap<>(Comparator.comparing(ResourceKey::value));
+        for (FenceClaim claim : claims) {
+            highest.merge(claim.resource(), claim, (kept, next) -> kept.token().isBelow(next.token()) ? next : kept);
         }
+        Set<FenceClaim> raised = new HashSet<>();
+        if (highest.size() == 1) {
+            FenceClaim claim = highest.values().iterator().next();
+            try (PreparedStatement statement = connection.prepareStatement(RAISE)) {
+                statement.setString(1, claim.resource().value());
+                statement.setLong(2, claim.token().value());
+                statement.setString(3, claim.holder().map(Holder::value).orElse(null));
+                int rows = statement.executeUpdate();
+                requireDurable(statement.getWarnings(), claim);
+                if (rows == 1) {
+                    raised.add(claim);
+                }
+            }
+            return raised;
+        }
+        List<FenceClaim> rows = List.copyOf(highest.values());
+        try (PreparedStatement statement = connection.prepareStatement(RAISE_ALL)) {
+            statement.setArray(1, connection.createArrayOf("text", rows.stream().map(c -> c.resource().value()).toArray()));
+            statement.setArray(2, connection.createArrayOf("bigint", rows.stream().map(c -> c.token().value()).toArray()));
+            statement.setArray(3, connection.createArrayOf("text",
+                    rows.stream().map(c -> c.holder().map(Holder::value).orElse(null)).toArray()));
+            try (ResultSet changed = statement.executeQuery()) {
+                Set<String> resources = new HashSet<>();
+                while (changed.next()) {
+                    resources.add(changed.getString(1));
+                }
+                requireDurable(statement.getWarnings(), rows.get(0));
+                rows.stream().filter(c -> resources.contains(c.resource().value())).forEach(raised::add);
+            }
+        }
+        return raised;
     }
 
     /**

@@ -117,20 +117,35 @@ public final class PostgresInflightRegistrations implements InflightRegistration
         }
     }
 
+    /** Every registration: idle, expired, narrower or wanted elsewhere. */
     @Override
     public void reconcile() {
+        reconcile(registered.keySet());
+    }
+
+    /**
+     * Only the registrations another instance waits on: cheap enough to run often, so a
+     * hand-over is not held up by the full sweep's slower pace.
+     */
+    public void reconcileWanted() {
+        if (!wanted.isEmpty()) {
+            reconcile(List.copyOf(wanted));
+        }
+    }
+
+    private void reconcile(Iterable<ResourceKey> resources) {
         List<Object[]> withdrawals = new ArrayList<>();
         List<Object[]> narrowings = new ArrayList<>();
         long now = System.nanoTime();
         // The lock is taken per resource, not across the sweep: event loops enter claims under it.
-        for (ResourceKey resource : registered.keySet()) {
+        for (ResourceKey resource : resources) {
             synchronized (local.lock()) {
+                boolean wantedElsewhere = wanted.remove(resource);
                 Registered row = registered.get(resource);
                 if (row == null) {
                     continue;
                 }
                 OptionalLong lowest = local.lowest(resource);
-                boolean wantedElsewhere = wanted.remove(resource);
                 if (lowest.isEmpty() && (wantedElsewhere || local.idleFor(resource, idleReleaseNanos) || now - row.expiresNanos() > 0)) {
                     registered.remove(resource);
                     held.remove(resource);

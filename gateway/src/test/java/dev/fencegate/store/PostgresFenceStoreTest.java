@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencegate.fence.Fence;
 import dev.fencegate.fence.FenceClaim;
+import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.fence.FenceStore;
 import dev.fencegate.fence.FenceStoreContract;
 import dev.fencegate.fence.FenceStoreUnavailableException;
@@ -15,8 +16,16 @@ import dev.fencegate.testing.TestPostgres;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Optional;
+import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -89,6 +98,60 @@ class PostgresFenceStoreTest extends FenceStoreContract {
         assertThatThrownBy(() -> unreachable.read(key))
                 .isInstanceOf(FenceStoreUnavailableException.class)
                 .hasMessageContaining("/unreachable");
+    }
+
+    @Test
+    void raisesInOneBatchGoInTogetherAndTheHighestClaimPerResourceWins() {
+        String batch = "/batch/" + UUID.randomUUID();
+        ResourceKey one = new ResourceKey(batch + "/one");
+        ResourceKey two = new ResourceKey(batch + "/two");
+        ResourceKey three = new ResourceKey(batch + "/three");
+        store.admit(new FenceClaim(two, new FencingToken(3), Optional.empty()));
+
+        List<FenceDecision> decisions = store.admitAll(List.of(
+                new FenceClaim(one, new FencingToken(5), Optional.empty()),
+                new FenceClaim(two, new FencingToken(7), Optional.empty()),
+                new FenceClaim(one, new FencingToken(6), Optional.empty()),
+                new FenceClaim(three, new FencingToken(2), Optional.of(new Holder("a"))),
+                new FenceClaim(three, new FencingToken(2), Optional.of(new Holder("b")))));
+
+        assertThat(decisions).extracting(FenceDecision::kind).containsExactly(
+                FenceDecision.Kind.STALE, FenceDecision.Kind.ADMITTED, FenceDecision.Kind.ADMITTED,
+                FenceDecision.Kind.ADMITTED, FenceDecision.Kind.REUSED);
+        assertThat(((FenceDecision.Admitted) decisions.get(1)).previous()).contains(new FencingToken(3));
+        assertThat(store.read(one).map(Fence::token)).contains(new FencingToken(6));
+        assertThat(store.read(two).map(Fence::token)).contains(new FencingToken(7));
+        assertThat(store.read(three).flatMap(Fence::holder)).contains(new Holder("a"));
+    }
+
+    @Test
+    void batchesRaisingTheSameResourcesAtOnceNeverDeadlock() throws Exception {
+        List<ResourceKey> keys = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            keys.add(new ResourceKey("/deadlock/" + UUID.randomUUID()));
+        }
+        ExecutorService threads = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<List<FenceDecision>>> batches = new ArrayList<>();
+            for (int round = 1; round <= 40; round++) {
+                List<FenceClaim> claims = new ArrayList<>();
+                for (ResourceKey key : keys) {
+                    claims.add(new FenceClaim(key, new FencingToken(round), Optional.empty()));
+                }
+                // Each batch names the resources in another order.
+                Collections.shuffle(claims, new Random(round));
+                batches.add(threads.submit(() -> store.admitAll(claims)));
+            }
+            for (Future<List<FenceDecision>> batch : batches) {
+                assertThat(batch.get(30, TimeUnit.SECONDS)).extracting(FenceDecision::kind)
+                        .doesNotContain(FenceDecision.Kind.UNAVAILABLE);
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+        for (ResourceKey key : keys) {
+            assertThat(store.read(key).map(Fence::token)).contains(new FencingToken(40));
+        }
     }
 
     private static ResourceKey recorded(long token) {

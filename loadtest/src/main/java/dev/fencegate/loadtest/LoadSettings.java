@@ -70,6 +70,17 @@ public record LoadSettings(
                 rate, saturate, resources, pathPrefix, pattern, share, reads, TokenBook.baseFromClock(), seed);
     }
 
+    /** A first token above anything an earlier run on the same resources reached. */
+    public static long tokenBaseFromClock() {
+        return TokenBook.baseFromClock();
+    }
+
+    /** Every resource's first token; runs sharing a base write at the tokens the earlier ones left. */
+    public LoadSettings withTokenBase(long base) {
+        return new LoadSettings(url, method, bodySize, connections, threads, warmup, duration, drain, timeout,
+                rate, saturate, resources, prefix, pattern, share, reads, base, seed);
+    }
+
     public LoadSettings withReads(boolean onlyReads) {
         return new LoadSettings(url, onlyReads ? "GET" : method, bodySize, connections, threads, warmup, duration, drain, timeout,
                 rate, saturate, resources, prefix, pattern, share, onlyReads, tokenBase, seed);

@@ -31,6 +31,11 @@ final class CompareRunner {
     private final PrintStream out;
     private final List<RunRecord> runs = new ArrayList<>();
     private final LatencySeries series = new LatencySeries();
+    /**
+     * One first token for the whole comparison: priming raises each resource's fence once, and
+     * every measured write after it carries its resource's current token, the steady case.
+     */
+    private final long tokenBase = LoadSettings.tokenBaseFromClock();
     private int stepsDone;
     private int stepsPlanned;
 
@@ -100,6 +105,7 @@ final class CompareRunner {
                     .withLoad(settings.bodySize(), settings.connections(), settings.resources())
                     .withReads(settings.reads())
                     .aimedAt(target.url(), target.pathPrefix())
+                    .withTokenBase(tokenBase)
                     .withPhases(prime, Duration.ofMillis(500), settings.drain())
                     .atRate(0));
         }
@@ -111,6 +117,7 @@ final class CompareRunner {
                 .withLoad(settings.bodySize(), settings.connections(), settings.resources())
                 .withReads(settings.reads())
                 .aimedAt(target.url(), target.pathPrefix())
+                .withTokenBase(tokenBase)
                 .withPhases(phases.warmup(), phases.measured(), settings.drain())
                 .atRate(step.offeredRate() == null ? 0 : step.offeredRate());
         int index = runs.size();
