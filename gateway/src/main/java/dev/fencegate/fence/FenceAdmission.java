@@ -77,42 +77,34 @@ public final class FenceAdmission {
     }
 
     /**
-     * Judges a batch of entered claims with one trip to the store. A claim whose registration
-     * failed is not judged: it gets Unavailable.
+     * Judges a batch of entered claims with one trip to the store, after registering them in one.
+     * When the registration fails, every claim gets Unavailable: none may be judged unregistered.
      *
      * @throws FenceStoreUnavailableException when the store could judge none of them
      */
     public List<FenceDecision> attemptAll(List<FenceClaim> claims) {
-        List<FenceDecision> decisions = new ArrayList<>(Collections.nCopies(claims.size(), null));
-        List<FenceClaim> covered = new ArrayList<>(claims.size());
-        List<InflightRegistrations.Hold> holds = new ArrayList<>(claims.size());
-        List<Integer> positions = new ArrayList<>(claims.size());
-        for (int i = 0; i < claims.size(); i++) {
-            try {
-                registrations.cover(claims.get(i));
-                synchronized (local.lock()) {
-                    holds.add(registrations.startHolding(claims.get(i)));
-                }
-                covered.add(claims.get(i));
-                positions.add(i);
-            } catch (FenceStoreUnavailableException e) {
-                decisions.set(i, new FenceDecision.Unavailable(e.getMessage()));
-            }
+        try {
+            registrations.coverAll(claims);
+        } catch (FenceStoreUnavailableException e) {
+            return new ArrayList<>(Collections.nCopies(claims.size(), new FenceDecision.Unavailable(e.getMessage())));
         }
-        if (!covered.isEmpty()) {
-            List<FenceDecision> judged;
-            try {
-                judged = store.admitAll(covered);
-            } catch (RuntimeException e) {
-                // A raise may have committed before the failure.
-                synchronized (local.lock()) {
-                    covered.forEach(claim -> registrations.dropHeld(claim.resource()));
-                }
-                throw e;
+        List<InflightRegistrations.Hold> holds = new ArrayList<>(claims.size());
+        synchronized (local.lock()) {
+            claims.forEach(claim -> holds.add(registrations.startHolding(claim)));
+        }
+        List<FenceDecision> judged;
+        try {
+            judged = store.admitAll(claims);
+        } catch (RuntimeException e) {
+            // A raise may have committed before the failure.
+            synchronized (local.lock()) {
+                claims.forEach(claim -> registrations.dropHeld(claim.resource()));
             }
-            for (int j = 0; j < covered.size(); j++) {
-                decisions.set(positions.get(j), settle(covered.get(j), judged.get(j), holds.get(j)));
-            }
+            throw e;
+        }
+        List<FenceDecision> decisions = new ArrayList<>(claims.size());
+        for (int i = 0; i < claims.size(); i++) {
+            decisions.add(settle(claims.get(i), judged.get(i), holds.get(i)));
         }
         return decisions;
     }

@@ -1,5 +1,7 @@
 package dev.fencegate.fence;
 
+import java.util.List;
+
 /**
  * Makes this instance's in-flight writes visible to other instances sharing the fence store, so
  * that none of them forwards a higher-token write while a lower one from here may still land.
@@ -38,6 +40,11 @@ public interface InflightRegistrations {
      * and before the fence is read. Blocks; throws {@link FenceStoreUnavailableException}.
      */
     void cover(FenceClaim claim);
+
+    /** {@link #cover} for several claims at once; a store may write them together. */
+    default void coverAll(List<FenceClaim> claims) {
+        claims.forEach(this::cover);
+    }
 
     /** Withdraws or narrows registrations the local in-flight writes no longer need. Periodic. */
     void reconcile();

@@ -12,11 +12,13 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
@@ -36,15 +38,18 @@ public final class PostgresInflightRegistrations implements InflightRegistration
 
     /** How recently the listener must have answered for held fences to be used. */
     static final Duration LISTENER_FRESH = Duration.ofSeconds(1);
+    /** Rows of resources still written here are renewed this long before writes would have to. */
+    private static final Duration RENEW_AHEAD = Duration.ofSeconds(5);
 
-    private static final String COVER = """
+    private static final String COVER_ALL = """
             INSERT INTO fence_inflight AS i (resource, instance, min_token, until, generation)
-            VALUES (?, ?, ?, now() + make_interval(secs => ?), 1)
+            SELECT c.resource, ?, c.min_token, now() + make_interval(secs => ?), 1
+            FROM unnest(?::text[], ?::bigint[]) AS c(resource, min_token)
             ON CONFLICT (resource, instance) DO UPDATE
                 SET min_token = least(i.min_token, EXCLUDED.min_token),
                     until = greatest(i.until, EXCLUDED.until),
                     generation = i.generation + 1
-            RETURNING min_token, generation""";
+            RETURNING resource, min_token, generation""";
     private static final String WITHDRAW = "DELETE FROM fence_inflight WHERE resource = ? AND instance = ? AND generation = ?";
     private static final String NARROW = "UPDATE fence_inflight SET min_token = ? WHERE resource = ? AND instance = ? AND generation = ?";
 
@@ -88,39 +93,58 @@ public final class PostgresInflightRegistrations implements InflightRegistration
 
     @Override
     public void cover(FenceClaim claim) {
+        coverAll(List.of(claim));
+    }
+
+    /** One statement, and one commit, for every claim the current rows do not cover; none when all are. */
+    @Override
+    public void coverAll(List<FenceClaim> claims) {
         long now = System.nanoTime();
-        Registered current;
+        Map<ResourceKey, Long> needed = new TreeMap<>(Comparator.comparing(ResourceKey::value));
         synchronized (local.lock()) {
-            current = registered.get(claim.resource());
+            for (FenceClaim claim : claims) {
+                Registered current = registered.get(claim.resource());
+                if (current == null || current.minToken() > claim.token().value() || current.expiresNanos() - now <= windowNanos) {
+                    needed.merge(claim.resource(), claim.token().value(), Math::min);
+                }
+            }
         }
-        if (current != null && current.minToken() <= claim.token().value() && current.expiresNanos() - now > windowNanos) {
-            return;
+        if (!needed.isEmpty()) {
+            register(needed, now);
         }
-        // Renew for two windows, so a steady writer renews about once per window.
+    }
+
+    /**
+     * Writes rows covering {@code minTokens} for two windows, so a steady writer renews about once
+     * per window; in resource order, so two batches never wait on each other's rows in a cycle.
+     */
+    private void register(Map<ResourceKey, Long> minTokens, long now) {
         double seconds = 2.0 * windowNanos / 1e9;
         try (Connection connection = dataSource.getConnection();
-             PreparedStatement upsert = connection.prepareStatement(COVER)) {
-            upsert.setString(1, claim.resource().value());
-            upsert.setObject(2, instance);
-            upsert.setLong(3, claim.token().value());
-            upsert.setDouble(4, seconds);
+             PreparedStatement upsert = connection.prepareStatement(COVER_ALL)) {
+            upsert.setObject(1, instance);
+            upsert.setDouble(2, seconds);
+            upsert.setArray(3, connection.createArrayOf("text", minTokens.keySet().stream().map(ResourceKey::value).toArray()));
+            upsert.setArray(4, connection.createArrayOf("bigint", minTokens.values().toArray()));
             try (ResultSet row = upsert.executeQuery()) {
-                row.next();
-                Registered renewed = new Registered(row.getLong(1), row.getLong(2), now + 2 * windowNanos);
-                synchronized (local.lock()) {
-                    registered.merge(claim.resource(), renewed, (old, fresh) -> fresh.generation() >= old.generation() ? fresh : old);
+                while (row.next()) {
+                    Registered renewed = new Registered(row.getLong(2), row.getLong(3), now + 2 * windowNanos);
+                    synchronized (local.lock()) {
+                        registered.merge(new ResourceKey(row.getString(1)), renewed,
+                                (old, fresh) -> fresh.generation() >= old.generation() ? fresh : old);
+                    }
                 }
             }
         } catch (SQLException e) {
-            throw new FenceStoreUnavailableException("in-flight registration for " + claim.resource() + " failed: "
-                    + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
+            throw new FenceStoreUnavailableException("in-flight registration for " + minTokens.size() + " resource(s), first "
+                    + minTokens.keySet().iterator().next() + ", failed: " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
         }
     }
 
     /** Every registration: idle, expired, narrower or wanted elsewhere. */
     @Override
     public void reconcile() {
-        reconcile(registered.keySet());
+        reconcile(registered.keySet(), true);
     }
 
     /**
@@ -129,13 +153,20 @@ public final class PostgresInflightRegistrations implements InflightRegistration
      */
     public void reconcileWanted() {
         if (!wanted.isEmpty()) {
-            reconcile(List.copyOf(wanted));
+            reconcile(List.copyOf(wanted), false);
         }
     }
 
-    private void reconcile(Iterable<ResourceKey> resources) {
+    /**
+     * Withdraws and narrows; with {@code renew}, also renews ahead of time the rows of resources
+     * still written here, in one statement, so their writes never wait for a renewal and a fence
+     * held under them stays usable.
+     */
+    private void reconcile(Iterable<ResourceKey> resources, boolean renew) {
         List<Object[]> withdrawals = new ArrayList<>();
         List<Object[]> narrowings = new ArrayList<>();
+        Map<ResourceKey, Long> renewals = new TreeMap<>(Comparator.comparing(ResourceKey::value));
+        long renewBelow = windowNanos + Math.min(windowNanos / 2, RENEW_AHEAD.toNanos());
         long now = System.nanoTime();
         // The lock is taken per resource, not across the sweep: event loops enter claims under it.
         for (ResourceKey resource : resources) {
@@ -151,11 +182,26 @@ public final class PostgresInflightRegistrations implements InflightRegistration
                     held.remove(resource);
                     local.forget(resource);
                     withdrawals.add(new Object[] {resource.value(), row.generation()});
-                } else if (lowest.isPresent() && lowest.getAsLong() > row.minToken()) {
-                    // Covers arriving from now on see the higher minimum and write their own row.
-                    registered.put(resource, new Registered(lowest.getAsLong(), row.generation(), row.expiresNanos()));
-                    narrowings.add(new Object[] {lowest.getAsLong(), resource.value(), row.generation()});
+                } else {
+                    long minToken = row.minToken();
+                    if (lowest.isPresent() && lowest.getAsLong() > row.minToken()) {
+                        // Covers arriving from now on see the higher minimum and write their own row.
+                        minToken = lowest.getAsLong();
+                        registered.put(resource, new Registered(minToken, row.generation(), row.expiresNanos()));
+                        narrowings.add(new Object[] {minToken, resource.value(), row.generation()});
+                    }
+                    if (renew && row.expiresNanos() - now < renewBelow
+                            && (lowest.isPresent() || !local.idleFor(resource, idleReleaseNanos))) {
+                        renewals.put(resource, minToken);
+                    }
                 }
+            }
+        }
+        if (!renewals.isEmpty()) {
+            try {
+                register(renewals, now);
+            } catch (FenceStoreUnavailableException e) {
+                // The writes renew for themselves, or get 503, when the rows run short.
             }
         }
         if (withdrawals.isEmpty() && narrowings.isEmpty()) {

@@ -181,6 +181,21 @@ class HeldFencesTest {
     }
 
     @Test
+    void aRegistrationStillWrittenUnderIsRenewedAheadSoItsHoldLasts() throws InterruptedException {
+        Duration window = Duration.ofSeconds(2);
+        Instance a = instance(window, Duration.ofSeconds(5), 100, true);
+        a.holdAt(claim(5));
+
+        TimeUnit.MILLISECONDS.sleep(1_200);
+        a.registrations.reconcile(); // less than a window and a half left: renewed here, off the write path
+        TimeUnit.MILLISECONDS.sleep(1_200); // the first row would now have less than a window left
+
+        int tripsBefore = a.trips.get();
+        assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Admitted.class);
+        assertThat(a.trips.get()).isEqualTo(tripsBefore);
+    }
+
+    @Test
     void aHoldEndsWithTheRegistrationItStoodOn() throws InterruptedException {
         Instance a = instance(WINDOW, Duration.ofMillis(50), 100, true);
         Instance b = instance(WINDOW, 100, true);
