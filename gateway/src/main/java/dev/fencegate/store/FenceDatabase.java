@@ -14,6 +14,9 @@ import org.flywaydb.core.api.output.MigrateResult;
  */
 public final class FenceDatabase implements AutoCloseable {
 
+    /** Connections beyond --db-pool-size: the in-flight listener's and the reconciler's. */
+    public static final int HOUSEKEEPING_CONNECTIONS = 2;
+
     private final HikariDataSource dataSource;
     private final String schema;
 
@@ -28,8 +31,10 @@ public final class FenceDatabase implements AutoCloseable {
         hikari.setJdbcUrl(config.url());
         hikari.setUsername(config.user());
         hikari.setPassword(config.password());
-        hikari.setMaximumPoolSize(config.poolSize());
-        hikari.setMinimumIdle(config.poolSize());
+        // One connection per fence-check thread, and one each for the listener and the reconciler,
+        // which would otherwise take theirs from the checks.
+        hikari.setMaximumPoolSize(config.poolSize() + HOUSEKEEPING_CONNECTIONS);
+        hikari.setMinimumIdle(config.poolSize() + HOUSEKEEPING_CONNECTIONS);
         hikari.setAutoCommit(true);
         hikari.setSchema(config.schema());
         // Start even while the database is down: readiness reports it and writes get 503.
