@@ -1,5 +1,12 @@
 package dev.fencegate.loadtest;
 
-/** One request on its way: when it was meant to go, and whether a 412 is the expected answer. */
-record Exchange(long intendedNanos, boolean expectStale) {
+/**
+ * One request on its way: when it was meant to go, whether a 412 is the expected answer, and
+ * whether it is a read, for which a 404 (nothing written there yet) is the store's answer passed on.
+ */
+record Exchange(long intendedNanos, boolean expectStale, boolean read) {
+
+    Exchange(long intendedNanos, boolean expectStale) {
+        this(intendedNanos, expectStale, false);
+    }
 }

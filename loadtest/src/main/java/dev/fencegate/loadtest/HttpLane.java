@@ -63,7 +63,7 @@ final class HttpLane implements Lane {
     public void send(long intendedNanos) {
         offered = false;
         PlannedRequest planned = planner.next();
-        inFlight = new Exchange(intendedNanos, planned.expectStale());
+        inFlight = new Exchange(intendedNanos, planned.expectStale(), !planned.hasToken());
         deadline = channel.eventLoop().schedule(this::timedOut, timeoutNanos, TimeUnit.NANOSECONDS);
         channel.writeAndFlush(requests.build(planned)).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
     }

@@ -24,7 +24,7 @@ final class Recorder {
             return;
         }
         record(exchange.intendedNanos(), nowNanos);
-        tally.countAnswer(status, exchange.expectStale());
+        tally.countAnswer(status, exchange.expectStale(), exchange.read());
     }
 
     void failed(Exchange exchange) {

@@ -6,13 +6,21 @@ final class Tally {
     long expectedRefusals;
     long unexpectedRefusals;
     long staleAdmitted;
+    long readsNotFound;
     long transportErrors;
     long timeouts;
     long unfinished;
     long warmupAnswered;
 
     void countAnswer(int status, boolean expectStale) {
+        countAnswer(status, expectStale, false);
+    }
+
+    void countAnswer(int status, boolean expectStale, boolean read) {
         statusClasses[Math.min(5, Math.max(0, status / 100))]++;
+        if (read && status == 404) {
+            readsNotFound++;
+        }
         boolean refused = status == 412;
         boolean admitted = status >= 200 && status < 300;
         if (refused && expectStale) {
@@ -31,6 +39,7 @@ final class Tally {
         expectedRefusals += other.expectedRefusals;
         unexpectedRefusals += other.unexpectedRefusals;
         staleAdmitted += other.staleAdmitted;
+        readsNotFound += other.readsNotFound;
         transportErrors += other.transportErrors;
         timeouts += other.timeouts;
         unfinished += other.unfinished;
@@ -39,7 +48,7 @@ final class Tally {
 
     Counts toCounts() {
         return new Counts(statusClasses[1], statusClasses[2], statusClasses[3], statusClasses[4],
-                statusClasses[5], expectedRefusals, unexpectedRefusals, staleAdmitted,
+                statusClasses[5], expectedRefusals, unexpectedRefusals, staleAdmitted, readsNotFound,
                 transportErrors, timeouts, unfinished, warmupAnswered);
     }
 }

@@ -37,6 +37,18 @@ class CountsTest {
     }
 
     @Test
+    void a_404_answering_a_read_is_the_stores_answer_and_not_an_error() {
+        Tally tally = new Tally();
+        tally.countAnswer(404, false, true);
+        tally.countAnswer(200, false, true);
+
+        Counts counts = tally.toCounts();
+        assertThat(counts.readsNotFound()).isEqualTo(1);
+        assertThat(counts.clientError()).isEqualTo(1);
+        assertThat(counts.errors()).isZero();
+    }
+
+    @Test
     void server_errors_failures_and_timeouts_are_errors() {
         Tally tally = new Tally();
         tally.countAnswer(503, false);
