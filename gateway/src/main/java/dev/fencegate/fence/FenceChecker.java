@@ -74,13 +74,14 @@ public final class FenceChecker implements AutoCloseable {
         if (refused.isPresent()) {
             return CompletableFuture.completedFuture(new FenceDecision.Unavailable(refused.get()));
         }
-        Optional<FenceDecision> stale = admission.knownStale(claim);
-        if (stale.isPresent()) {
-            return CompletableFuture.completedFuture(stale.get());
-        }
+        // The common case first: it checks what this instance remembers itself.
         Optional<FenceDecision> held = admission.admitHeld(claim);
         if (held.isPresent()) {
             return CompletableFuture.completedFuture(held.get());
+        }
+        Optional<FenceDecision> stale = admission.knownStale(claim);
+        if (stale.isPresent()) {
+            return CompletableFuture.completedFuture(stale.get());
         }
         local.enter(claim);
         long drainDeadline = System.nanoTime() + drainTimeout.toNanos();

@@ -22,6 +22,8 @@ final class NginxConfig {
                             create_full_put_path on;
                             client_body_in_file_only off;
                             client_max_body_size 0;
+                            # A read of an object never written is a 404 for the client, not a line in the error log.
+                            log_not_found off;
                         }
                     }
                 }

@@ -17,7 +17,7 @@ class NginxConfigTest {
 
         assertThat(conf).contains("listen 127.0.0.1:4567;", "root /tmp/fg/webdav/root;",
                 "dav_methods PUT DELETE;", "create_full_put_path on;", "client_body_in_file_only off;",
-                "client_max_body_size 0;", "worker_processes 1;", "error_log /tmp/fg/logs/error.log warn;",
+                "client_max_body_size 0;", "log_not_found off;", "worker_processes 1;", "error_log /tmp/fg/logs/error.log warn;",
                 "client_body_temp_path /tmp/fg/webdav/client_body_temp;");
         assertThat(conf).startsWith("user root;\n");
         assertThat(braces(conf)).isZero();
