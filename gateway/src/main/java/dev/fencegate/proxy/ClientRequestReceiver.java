@@ -2,13 +2,10 @@ package dev.fencegate.proxy;
 
 import dev.fencegate.fence.FenceClaim;
 import dev.fencegate.fence.FenceDecision;
-import dev.fencegate.fence.WriteClassifier;
 import dev.fencegate.http.ClaimParser;
 import dev.fencegate.http.ErrorFormat;
-import dev.fencegate.http.HeaderNames;
 import dev.fencegate.http.Outcome;
 import dev.fencegate.http.Problem;
-import dev.fencegate.http.S3Requests;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -24,7 +21,6 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * The client-facing end of a connection. Reads one request head, pauses, has a write judged by
@@ -126,50 +122,23 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
         bodyBytes = 0;
         errorFormat = ErrorFormat.of(head.headers().get(HttpHeaderNames.AUTHORIZATION),
                 head.headers().get("x-amz-content-sha256"), head.uri());
-        if (head.decoderResult().isFailure()) {
-            reject(RequestScreen.decoderFailure(head.decoderResult().cause()));
-            return;
-        }
-        WriteClassifier.Kind kind = WriteClassifier.classify(head.method().name());
-        if (kind == WriteClassifier.Kind.REFUSED) {
-            reject(Problem.of(Outcome.METHOD_NOT_ALLOWED, "method " + head.method() + " is not served"));
-            return;
-        }
-        Problem screened = RequestScreen.check(head, policy);
-        if (screened != null) {
-            reject(screened);
+        RequestRoute route = RequestRoute.of(head, policy, runtime.claims());
+        if (route instanceof RequestRoute.Answer answer) {
+            answer(answer.problem(), answer.close());
             return;
         }
         ForwardedHeaders.dropUnlessTrusted(head.headers(), ctx.channel().remoteAddress(), policy.trustedProxies());
-        if (kind == WriteClassifier.Kind.READ) {
-            forward(StoreExchange.AfterStore.NOTHING);
-        } else {
-            onWrite(head);
-        }
-    }
-
-    private void onWrite(HttpRequest head) {
-        Optional<String> bucket = policy.virtualHosts().bucket(head.headers().get(HttpHeaderNames.HOST));
-        if (bucket.isPresent()) {
-            refuse(Problem.of(Outcome.AMBIGUOUS_HOST, "Host names the bucket '" + bucket.get()
-                    + "' (virtual-host style); send writes path-style, /bucket/key"));
-        } else if (S3Requests.isDeleteObjects(head.method().name(), head.uri())) {
+        if (route instanceof RequestRoute.Fenced fenced) {
+            checkFence(fenced.claim());
+        } else if (route instanceof RequestRoute.DeleteObjects) {
             collectDeleteObjects(head);
         } else {
-            checkFence(head);
+            forward(StoreExchange.AfterStore.NOTHING);
         }
     }
 
-    private void checkFence(HttpRequest head) {
-        ClaimParser.ClaimParse parsed = runtime.claims().parse(head.uri(),
-                head.headers().getAll(HeaderNames.FENCING_TOKEN), head.headers().getAll(HeaderNames.FENCING_HOLDER),
-                head.headers().getAll(HeaderNames.FENCING_TOKEN_SIGNATURE));
-        if (parsed instanceof ClaimParser.ClaimParse.Refused refused) {
-            refuse(refused.problem());
-            return;
-        }
+    private void checkFence(FenceClaim claim) {
         state = State.CHECKING_FENCE;
-        FenceClaim claim = ((ClaimParser.ClaimParse.Valid) parsed).claim();
         record.fenceAsked(claim);
         runtime.fences().check(claim).thenAccept(this::onDecisionInLoop);
     }

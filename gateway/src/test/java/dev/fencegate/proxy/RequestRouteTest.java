@@ -1,0 +1,74 @@
+package dev.fencegate.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencegate.fence.FenceClaim;
+import dev.fencegate.fence.FencingToken;
+import dev.fencegate.fence.ResourceKey;
+import dev.fencegate.http.ClaimRules;
+import dev.fencegate.http.Outcome;
+import dev.fencegate.http.VirtualHosts;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpVersion;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** Where a head goes, from the head alone: answered (and whether the connection survives), passed, fenced. */
+class RequestRouteTest {
+
+    private static final EdgePolicy POLICY = new EdgePolicy(0, EdgePolicy.MAX_BUFFERED_BODY, 100, Set.of(),
+            new VirtualHosts(List.of("s3.example.com")));
+
+    private static RequestRoute route(HttpMethod method, String uri, String... headers) {
+        HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, method, uri);
+        head.headers().set("Host", "store.internal");
+        for (int i = 0; i < headers.length; i += 2) {
+            head.headers().set(headers[i], headers[i + 1]);
+        }
+        return RequestRoute.of(head, POLICY, ClaimRules.plain());
+    }
+
+    @Test
+    void readsPassThroughWithoutAToken() {
+        assertThat(route(HttpMethod.GET, "/bucket/key")).isInstanceOf(RequestRoute.PassThrough.class);
+        assertThat(route(HttpMethod.HEAD, "/bucket/key")).isInstanceOf(RequestRoute.PassThrough.class);
+    }
+
+    @Test
+    void aWriteWithATokenIsFencedAsItsResource() {
+        assertThat(route(HttpMethod.PUT, "/bucket/key", "Fencing-Token", "7")).isEqualTo(new RequestRoute.Fenced(
+                new FenceClaim(new ResourceKey("/bucket/key"), new FencingToken(7), Optional.empty())));
+    }
+
+    @Test
+    void aWriteWithoutATokenIsAnsweredAndTheConnectionMayBeKept() {
+        RequestRoute route = route(HttpMethod.PUT, "/bucket/key");
+        assertThat(route).isInstanceOf(RequestRoute.Answer.class);
+        assertThat(((RequestRoute.Answer) route).problem().outcome()).isEqualTo(Outcome.MISSING_TOKEN);
+        assertThat(((RequestRoute.Answer) route).close()).isFalse();
+    }
+
+    @Test
+    void aRefusedMethodIsAnsweredAndTheConnectionClosed() {
+        RequestRoute route = route(HttpMethod.CONNECT, "/bucket/key", "Fencing-Token", "7");
+        assertThat(((RequestRoute.Answer) route).problem().outcome()).isEqualTo(Outcome.METHOD_NOT_ALLOWED);
+        assertThat(((RequestRoute.Answer) route).close()).isTrue();
+    }
+
+    @Test
+    void aVirtualHostStyleWriteIsRefusedBeforeItsTokenIsRead() {
+        HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT, "/key");
+        head.headers().set("Host", "bucket.s3.example.com").set("Fencing-Token", "7");
+        RequestRoute route = RequestRoute.of(head, POLICY, ClaimRules.plain());
+        assertThat(((RequestRoute.Answer) route).problem().outcome()).isEqualTo(Outcome.AMBIGUOUS_HOST);
+    }
+
+    @Test
+    void deleteObjectsIsReadWholeBeforeItIsFenced() {
+        assertThat(route(HttpMethod.POST, "/bucket?delete", "Fencing-Token", "7")).isInstanceOf(RequestRoute.DeleteObjects.class);
+    }
+}
