@@ -10,6 +10,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -20,7 +21,10 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The client-facing end of a connection. Reads one request head, pauses, has a write judged by
@@ -29,6 +33,11 @@ import java.util.List;
  * the store is busy, and pipelined requests wait their turn in the socket.
  */
 final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implements StoreExchange.Listener {
+
+    private static final Logger log = LoggerFactory.getLogger(ClientRequestReceiver.class);
+
+    /** Largest body of a refused request read and dropped to keep the connection; above it, the connection closes. */
+    private static final long DISCARDABLE_BODY = 64 * 1024;
 
     private enum State {
         AWAITING_REQUEST, COLLECTING_BODY, CHECKING_FENCE, AWAITING_BODY, FORWARDING, DISCARDING_BODY, CLOSING
@@ -52,6 +61,8 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
     private long bodyBytes;
     /** A read() asked for and not yet answered by a message. */
     private boolean readWanted;
+    /** The current request's last body chunk has been read (relayed, held or dropped). */
+    private boolean bodyEnded;
 
     ClientRequestReceiver(GatewayRuntime runtime, EdgePolicy policy) {
         this.runtime = runtime;
@@ -105,6 +116,9 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
         if (msg instanceof HttpRequest head) {
             onRequest(head);
         }
+        if (msg instanceof LastHttpContent) {
+            bodyEnded = true;
+        }
         if (msg instanceof HttpContent content) {
             onContent(content);
         } else {
@@ -120,6 +134,7 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
         request = head;
         record = runtime.record(head.method().name(), head.uri());
         bodyBytes = 0;
+        bodyEnded = false;
         errorFormat = ErrorFormat.of(head.headers().get(HttpHeaderNames.AUTHORIZATION),
                 head.headers().get("x-amz-content-sha256"), head.uri());
         RequestRoute route = RequestRoute.of(head, policy, runtime.claims());
@@ -339,13 +354,30 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
     private void answer(Problem problem, boolean close) {
         (record == null ? runtime.record("UNKNOWN", "/") : record).answered(problem.outcome());
         dropHeldBody();
+        boolean bodyUnread = state == State.AWAITING_REQUEST || state == State.CHECKING_FENCE;
         boolean keep = !close && request != null && HttpUtil.isKeepAlive(request)
-                && hasNoBody(request) && problem.outcome().status() < 500 && state != State.FORWARDING;
+                && problem.outcome().status() < 500 && state != State.FORWARDING
+                && (bodyEnded || bodyUnread && discardable(request));
         state = keep ? State.DISCARDING_BODY : State.CLOSING;
         Replies.problem(ctx, problem, !keep, errorFormat, request == null ? "/" : request.uri());
-        if (keep) {
+        if (keep && bodyEnded) {
+            awaitNextRequest();
+        } else if (keep) {
             read();
         }
+    }
+
+    /**
+     * A body the gateway reads and drops after answering, to keep the connection: none, or a
+     * small one of declared length that the client is not holding back for a 100. A refused
+     * writer that keeps writing then costs no new connection per refusal.
+     */
+    private static boolean discardable(HttpRequest head) {
+        if (HttpUtil.isTransferEncodingChunked(head)) {
+            return false;
+        }
+        long length = HttpUtil.getContentLength(head, 0L);
+        return length == 0 || length <= DISCARDABLE_BODY && !HttpUtil.is100ContinueExpected(head);
     }
 
     private static boolean hasNoBody(HttpRequest head) {
@@ -424,6 +456,12 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof IOException || cause instanceof DecoderException) {
+            // The client's doing: a reset, or input the codec refused (such as pipelining past its depth limit).
+            log.debug("client connection {} closed: {}", ctx.channel().remoteAddress(), cause.toString());
+        } else {
+            log.warn("client connection {} closed on an unexpected error, in state {}", ctx.channel().remoteAddress(), state, cause);
+        }
         ctx.close();
     }
 }

@@ -55,8 +55,11 @@ class DeleteObjectsIT {
             String response = raw.send(post(bucket, 8, delete("older", "newer"), "")).readResponse();
             assertThat(RawHttp.status(response)).isEqualTo(412);
             assertThat(response).contains(bucket + "/newer");
+            // The body was read whole before the refusal: the connection carries the next request.
+            String next = raw.send("GET " + bucket + "/newer HTTP/1.1\r\nHost: x\r\n\r\n").readResponse();
+            assertThat(RawHttp.status(next)).isEqualTo(200);
         }
-        assertThat(gateway.store.requestCount()).isEqualTo(before);
+        assertThat(gateway.store.requestCount()).isEqualTo(before + 1);
     }
 
     @Test

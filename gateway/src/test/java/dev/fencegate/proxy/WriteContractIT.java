@@ -209,6 +209,69 @@ class WriteContractIT {
         }
     }
 
+    @Test
+    void aRefusedWriteWithASmallBodyHasItsBodyDroppedAndTheConnectionKept() throws Exception {
+        gateway.put(path, 4, "v");
+        try (RawHttp raw = gateway.raw()) {
+            String stale = raw.send("PUT " + path + " HTTP/1.1\r\nHost: x\r\nFencing-Token: 3\r\n"
+                    + "Content-Length: 5\r\n\r\nstale").readResponse();
+            assertThat(RawHttp.status(stale)).isEqualTo(412);
+            // Had the body not been dropped, its bytes would now be read as a request.
+            String read = raw.send("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n").readResponse();
+            assertThat(RawHttp.status(read)).isEqualTo(200);
+            assertThat(read).endsWith("v");
+        }
+        assertThat(new String(gateway.store.object(path).orElseThrow())).isEqualTo("v");
+    }
+
+    @Test
+    void aRefusedWriteWithABodyOver64KiBClosesTheConnectionUnread() throws Exception {
+        gateway.put(path, 4, "v");
+        try (RawHttp raw = gateway.raw()) {
+            String stale = raw.send("PUT " + path + " HTTP/1.1\r\nHost: x\r\nFencing-Token: 3\r\n"
+                    + "Content-Length: " + (64 * 1024 + 1) + "\r\n\r\n").readResponse();
+            assertThat(RawHttp.status(stale)).isEqualTo(412);
+            assertThat(raw.closedByPeer()).isTrue();
+        }
+    }
+
+    @Test
+    void pipelinedRequestsAreAnsweredOneAtATimeInOrder() throws Exception {
+        StringBuilder batch = new StringBuilder();
+        for (int i = 10; i < 60; i++) {
+            batch.append("PUT ").append(path).append(" HTTP/1.1\r\nHost: x\r\nFencing-Token: 4\r\n")
+                    .append("Content-Length: 2\r\n\r\n").append(i);
+        }
+        try (RawHttp raw = gateway.raw()) {
+            raw.send(batch.toString());
+            for (int i = 10; i < 60; i++) {
+                assertThat(RawHttp.status(raw.readResponse())).isIn(201, 204);
+            }
+        }
+        assertThat(new String(gateway.store.object(path).orElseThrow())).isEqualTo("59");
+    }
+
+    @Test
+    void aClientPipeliningPastTheDepthLimitIsDisconnected() throws Exception {
+        String get = "GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n";
+        int answered = 0;
+        try (RawHttp raw = gateway.raw()) {
+            raw.send(get.repeat(1_000));
+            try {
+                while (answered < 1_000) {
+                    raw.readResponse();
+                    answered++;
+                }
+            } catch (java.io.IOException closed) {
+                // expected: the gateway drops a connection with more than 128 requests unanswered
+            }
+        }
+        assertThat(answered).isLessThan(1_000);
+        try (RawHttp other = gateway.raw()) {
+            assertThat(RawHttp.status(other.send(get).readResponse())).isIn(200, 404);
+        }
+    }
+
     private static long fenceRow(String resource) {
         return gateway.fenceRow(resource);
     }
