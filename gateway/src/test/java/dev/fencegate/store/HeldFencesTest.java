@@ -110,6 +110,34 @@ class HeldFencesTest {
     }
 
     @Test
+    void aRaiseWaitingOnThisInstancesOwnLowerWriteEndsTheHold() throws Exception {
+        Instance a = instance(WINDOW, 100, true);
+        a.holdAt(claim(5));
+        FenceClaim slow = claim(5);
+        assertThat(a.write(slow)).isInstanceOf(FenceDecision.Admitted.class);
+
+        // The raise commits, then waits for the write at 5 still on its way.
+        assertThat(a.write(claim(6))).isInstanceOf(FenceDecision.Draining.class);
+
+        assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class);
+        a.finish(slow);
+    }
+
+    @Test
+    void aRaiseWaitingOnAnotherInstancesLowerWriteEndsTheHold() throws Exception {
+        Instance a = instance(WINDOW, 100, true);
+        Instance b = instance(WINDOW, 100, true);
+        a.holdAt(claim(5));
+        FenceClaim slow = claim(5);
+        assertThat(b.write(slow)).isInstanceOf(FenceDecision.Admitted.class); // B's write at 5 is on its way
+
+        assertThat(a.write(claim(6))).isInstanceOf(FenceDecision.Draining.class);
+
+        assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class);
+        b.finish(slow);
+    }
+
+    @Test
     void aFenceRaisedOutsideTheGatewaysEndsTheHold() throws SQLException {
         Instance a = instance(WINDOW, 100, true);
         a.holdAt(claim(5));
