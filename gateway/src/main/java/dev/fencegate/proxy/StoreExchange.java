@@ -172,7 +172,7 @@ final class StoreExchange {
         if (last) {
             responseComplete = true;
         }
-        if (msg instanceof HttpResponse response && (!willKeepClient() || !requestComplete)) {
+        if (msg instanceof HttpResponse response && (!keepClient || !requestComplete)) {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
         if (last) {
@@ -197,10 +197,6 @@ final class StoreExchange {
         if (!finished) {
             client.flush();
         }
-    }
-
-    private boolean willKeepClient() {
-        return keepClient;
     }
 
     void onStoreClosed(Throwable cause) {
@@ -253,7 +249,7 @@ final class StoreExchange {
         } else {
             store.close();
         }
-        listener.exchangeCompleted(requestComplete && willKeepClient());
+        listener.exchangeCompleted(requestComplete && keepClient);
     }
 
     /** A failure after bytes went to the store leaves its outcome unknown: it may still apply them. */
