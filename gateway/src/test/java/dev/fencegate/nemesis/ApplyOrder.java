@@ -12,16 +12,26 @@ final class ApplyOrder {
     private ApplyOrder() {
     }
 
-    /** Each apply whose token is below one applied earlier to the same resource, described. */
-    static List<String> regressions(List<AppliedWrite> applied) {
+    /** A write applied after a higher token's write to the same resource. */
+    record Regression(AppliedWrite late, AppliedWrite higherBefore) {
+
+        @Override
+        public String toString() {
+            return late.path() + ": write " + late.requestId() + " with token " + late.fencingToken() + " applied (#" + late.sequence()
+                    + ") after write " + higherBefore.requestId() + " with token " + higherBefore.fencingToken() + " (#"
+                    + higherBefore.sequence() + ")";
+        }
+    }
+
+    /** Each apply whose token is below one applied earlier to the same resource. */
+    static List<Regression> regressions(List<AppliedWrite> applied) {
         Map<String, AppliedWrite> highest = new HashMap<>();
-        List<String> found = new ArrayList<>();
+        List<Regression> found = new ArrayList<>();
         for (AppliedWrite write : applied) {
             AppliedWrite before = highest.get(write.path());
             long token = Long.parseLong(write.fencingToken());
             if (before != null && token < Long.parseLong(before.fencingToken())) {
-                found.add(write.path() + ": write " + write.requestId() + " with token " + token + " applied (#" + write.sequence()
-                        + ") after write " + before.requestId() + " with token " + before.fencingToken() + " (#" + before.sequence() + ")");
+                found.add(new Regression(write, before));
             } else {
                 highest.put(write.path(), write);
             }
