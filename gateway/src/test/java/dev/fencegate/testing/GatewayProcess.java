@@ -45,6 +45,8 @@ public final class GatewayProcess implements AutoCloseable {
         command.addAll(List.of(extra));
         Path log = Files.createTempFile("fencegate-process", ".log");
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        // Even a paused one, should the test JVM be stopped before it closes it: SIGKILL ends a stopped process too.
+        Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly));
         GatewayProcess gateway = new GatewayProcess(process, port, adminPort, log);
         try {
             Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
