@@ -1,7 +1,5 @@
 package dev.fencegate.nemesis;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.fencegate.testing.NoNettyLeaks;
 import java.time.Duration;
 import org.awaitility.Awaitility;
