@@ -45,6 +45,8 @@ public final class GatewayProcess implements AutoCloseable {
         command.addAll(List.of(extra));
         Path log = Files.createTempFile("fencegate-process", ".log");
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        // Even a paused one, should the test JVM be stopped before it closes it: SIGKILL ends a stopped process too.
+        Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly));
         GatewayProcess gateway = new GatewayProcess(process, port, adminPort, log);
         try {
             Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
@@ -65,6 +67,42 @@ public final class GatewayProcess implements AutoCloseable {
 
     public Process process() {
         return process;
+    }
+
+    public int adminPort() {
+        return adminPort;
+    }
+
+    /** SIGSTOP: the whole process stops, as in a long GC pause or a suspended VM, its sockets left open. */
+    public void pause() {
+        signal("STOP");
+    }
+
+    /** SIGCONT after {@link #pause()}. */
+    public void resume() {
+        signal("CONT");
+    }
+
+    /** SIGKILL: no shutdown hook, no withdrawal of registrations. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly().waitFor();
+    }
+
+    private void signal(String name) {
+        if (!process.isAlive()) {
+            return;
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).redirectErrorStream(true).start();
+            if (!kill.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     public boolean ready() {
@@ -95,6 +133,8 @@ public final class GatewayProcess implements AutoCloseable {
 
     @Override
     public void close() {
+        // A stopped process would leave SIGTERM pending forever.
+        signal("CONT");
         process.destroy();
         try {
             if (!process.waitFor(15, java.util.concurrent.TimeUnit.SECONDS)) {
