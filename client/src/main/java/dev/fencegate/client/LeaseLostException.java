@@ -16,6 +16,16 @@ public class LeaseLostException extends RuntimeException {
         this.lease = lease;
     }
 
+    /** The lease loss behind {@code failure}, however deep a client library wrapped it. */
+    public static java.util.Optional<LeaseLostException> in(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof LeaseLostException lost) {
+                return java.util.Optional.of(lost);
+            }
+        }
+        return java.util.Optional.empty();
+    }
+
     public Lease lease() {
         return lease;
     }
