@@ -114,8 +114,16 @@ public final class LeaseGuard {
         listener.accept(reason);
     }
 
-    /** Interrupts {@code worker} when the guard trips, so blocking work is cancelled, not finished. */
+    /**
+     * Interrupts {@code worker} when the guard trips, so blocking work is cancelled, not finished.
+     * A trip on the worker's own thread (its write was refused) needs no interrupt: the worker gets
+     * the exception, and a stray interrupt flag would break its next blocking call.
+     */
     public void interruptOnLoss(Thread worker) {
-        onLoss(reason -> worker.interrupt());
+        onLoss(reason -> {
+            if (Thread.currentThread() != worker) {
+                worker.interrupt();
+            }
+        });
     }
 }

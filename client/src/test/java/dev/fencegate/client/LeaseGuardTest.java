@@ -54,6 +54,25 @@ class LeaseGuardTest {
     }
 
     @Test
+    void aTripOnTheWorkersOwnThreadLeavesItsInterruptFlagAlone() {
+        LeaseGuard guard = new LeaseGuard(lease, timing, clock, clock.nanos());
+        guard.interruptOnLoss(Thread.currentThread());
+        guard.trip("its own write was refused");
+        assertThat(Thread.interrupted()).isFalse();
+
+        LeaseGuard other = new LeaseGuard(lease, timing, clock, clock.nanos());
+        other.interruptOnLoss(Thread.currentThread());
+        Thread renewal = new Thread(() -> other.trip("renewal failed"));
+        renewal.start();
+        try {
+            renewal.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the interrupt came while joining; keep it for the assertion
+        }
+        assertThat(Thread.interrupted()).as("tripped from another thread").isTrue();
+    }
+
+    @Test
     void aReleasedGuardIsNoLongerHeldAndInterruptsNobody() {
         LeaseGuard guard = new LeaseGuard(lease, timing, clock, clock.nanos());
         guard.interruptOnLoss(Thread.currentThread());
