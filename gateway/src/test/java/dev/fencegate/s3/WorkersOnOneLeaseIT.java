@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.fencegate.Gateway;
 import dev.fencegate.client.FencedOutException;
 import dev.fencegate.client.FenceRefusal;
 import dev.fencegate.client.FencingInterceptor;
@@ -14,7 +15,9 @@ import dev.fencegate.client.LeaseStore;
 import dev.fencegate.client.LeaseTiming;
 import dev.fencegate.client.PostgresLeaseStore;
 import dev.fencegate.client.WriteFencing;
+import dev.fencegate.config.SafetyConfig;
 import dev.fencegate.store.LocalPostgres;
+import dev.fencegate.testing.GatewayHarness;
 import dev.fencegate.testing.NoNettyLeaks;
 import dev.fencegate.testing.TestPostgres;
 import java.net.URI;
@@ -52,13 +55,19 @@ class WorkersOnOneLeaseIT {
 
     private static final String BUCKET = "reports";
     private static final LeaseTiming TIMING = new LeaseTiming(Duration.ofSeconds(2), Duration.ofMillis(400), Duration.ofMillis(400));
-    private static S3Gateway s3;
+    private static S3Store store;
+    private static Gateway gateway;
     private static LeaseStore leases;
 
     @BeforeAll
     static void start() throws InterruptedException {
-        s3 = S3Gateway.start(WorkersOnOneLeaseIT.class.getSimpleName());
-        s3.store.createBucket(BUCKET);
+        store = S3Store.authenticated();
+        store.createBucket(BUCKET);
+        // Client connections stay open across A's pause: a gateway closing an idle one with a 408 would
+        // answer A's next write before the fence could, on a machine slow enough to idle that long.
+        gateway = Gateway.start(GatewayHarness.config(URI.create("http://127.0.0.1:" + store.port()),
+                TestPostgres.config(TestPostgres.newSchema(WorkersOnOneLeaseIT.class.getSimpleName())),
+                Duration.ofSeconds(30), Duration.ofMinutes(2), SafetyConfig.defaults()));
         LocalPostgres pg = TestPostgres.server();
         String schema = TestPostgres.newSchema(WorkersOnOneLeaseIT.class.getSimpleName());
         DataSource database = PostgresLeaseStore.dataSource(pg.url(), pg.user(), pg.password(), schema, Duration.ofSeconds(5));
@@ -68,7 +77,11 @@ class WorkersOnOneLeaseIT {
 
     @AfterAll
     static void stop() {
-        s3.close();
+        try {
+            gateway.close();
+        } finally {
+            store.close();
+        }
     }
 
     @ParameterizedTest
@@ -85,7 +98,7 @@ class WorkersOnOneLeaseIT {
         try (HeldLease a = HeldLease.acquire(aLeases, job, "worker-a", TIMING, aClock::get).orElseThrow();
              S3Client aS3 = client(checksums, WriteFencing.of(a.guard()), aSent)) {
             aS3.putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromString("A's draft"));
-            assertThat(s3.store.object(BUCKET, key)).hasValue("A's draft");
+            assertThat(store.object(BUCKET, key)).hasValue("A's draft");
 
             aLeases.pause();
             try (HeldLease b = await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
@@ -109,7 +122,7 @@ class WorkersOnOneLeaseIT {
                 assertThatThrownBy(() -> aS3.deleteObject(r -> r.bucket(BUCKET).key(key)))
                         .satisfies(e -> assertThat(LeaseLostException.in(e)).isPresent());
                 assertThat(aSent.get() - sentBefore).as("A's requests sent from its refusal on").isEqualTo(1);
-                assertThat(s3.store.object(BUCKET, key)).hasValue("B's report");
+                assertThat(store.object(BUCKET, key)).hasValue("B's report");
             } finally {
                 aLeases.resume();
             }
@@ -119,7 +132,7 @@ class WorkersOnOneLeaseIT {
     /** An unmodified SDK client pointed at the gateway: the fencing is one interceptor. */
     private static S3Client client(RequestChecksumCalculation checksums, WriteFencing fencing, AtomicInteger sent) {
         return S3Client.builder()
-                .endpointOverride(URI.create("http://127.0.0.1:" + s3.gateway.port()))
+                .endpointOverride(URI.create("http://127.0.0.1:" + gateway.port()))
                 .forcePathStyle(true)
                 .region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(S3Store.IDENTITY, S3Store.CREDENTIAL)))
