@@ -100,7 +100,7 @@ abstract class LeaseStoreContract {
     }
 
     @Test
-    void aLeaseExpiresByTheDatabaseClockAndItsHolderCanNoLongerRenewIt() {
+    void aLeaseExpiresByTheStoresClockAndItsHolderCanNoLongerRenewIt() {
         String job = name();
         Lease brief = leases().acquire(job, "worker-a", Duration.ofMillis(400)).orElseThrow();
         assertThat(leases().renew(brief, Duration.ofMillis(400))).isTrue();
