@@ -85,7 +85,7 @@ public final class PostgresLeaseStore implements LeaseStore {
 
     @Override
     public Optional<Lease> acquire(String name, String holder, Duration ttl) {
-        Lease wanted = new Lease(name, holder, 1, ttl);
+        Lease wanted = new Lease(name, holder, 1, ttl); // refuses an empty name or holder before any round trip
         return inTransaction("acquire lease " + name + " for " + holder, connection -> {
             try (PreparedStatement statement = connection.prepareStatement(ACQUIRE)) {
                 statement.setString(1, name);
