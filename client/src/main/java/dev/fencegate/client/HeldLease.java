@@ -76,13 +76,25 @@ public final class HeldLease implements AutoCloseable {
         }
         long sentAt = ticker.nanos();
         try {
-            if (store.renew(guard.lease(), timing.ttl())) {
+            if (store.renew(guard.lease(), guard.lease().ttl())) {
                 guard.renewed(sentAt);
+                warnIfSlow(ticker.nanos() - sentAt);
             } else {
                 guard.trip("the lease store refused the renewal: the lease expired or was granted to another holder");
             }
         } catch (RuntimeException e) {
             guard.trip("renewal failed: " + e.getMessage());
+        }
+    }
+
+    /**
+     * The margin assumes a round trip to the lease store well inside it; one that takes half of it
+     * says the assumption is wearing thin, before a lease is lost to it.
+     */
+    private void warnIfSlow(long tookNanos) {
+        if (tookNanos > timing.margin().toNanos() / 2) {
+            LOG.warn("Renewing lease {} took {} ms, over half its {} ms margin: raise the ttl and the margin, or find the slowness",
+                    guard.lease().name(), tookNanos / 1_000_000, timing.margin().toMillis());
         }
     }
 

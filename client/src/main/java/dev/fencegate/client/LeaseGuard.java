@@ -87,7 +87,12 @@ public final class LeaseGuard {
         }
         LOG.warn("Lease {} (token {}, holder {}) lost, stopping its work: {}", lease.name(), lease.token(), lease.holder(), reason);
         for (Consumer<String> listener : listeners) {
-            listener.accept(reason);
+            try {
+                listener.accept(reason);
+            } catch (RuntimeException e) {
+                // One failing listener must not keep the others (an interrupt, the renewal's stop) from running.
+                LOG.error("A listener of lease {} failed on its loss", lease.name(), e);
+            }
         }
     }
 

@@ -3,6 +3,10 @@ package dev.fencegate.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -15,6 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** Renewal on a thread of its own, and self-abort when it fails, against the real PostgreSQL. */
 class HeldLeaseTest {
@@ -117,6 +122,39 @@ class HeldLeaseTest {
             clock.advance(Duration.ofMillis(1));
             work.awaitInterrupted();
             assertThat(held.guard().lostBecause()).hasValueSatisfying(reason -> assertThat(reason).contains("ran out"));
+        }
+    }
+
+    @Test
+    void aRenewalSlowerThanHalfTheMarginIsLoggedBeforeItCostsTheLease() {
+        FakeTicker clock = new FakeTicker();
+        LeaseStore slow = new LeaseStore() {
+            @Override
+            public Optional<Lease> acquire(String name, String holder, Duration ttl) {
+                return Optional.of(new Lease(name, holder, 1, ttl));
+            }
+
+            @Override
+            public boolean renew(Lease lease, Duration ttl) {
+                clock.advance(TIMING.margin().dividedBy(2).plusMillis(1));
+                return true;
+            }
+
+            @Override
+            public boolean release(Lease lease) {
+                return true;
+            }
+        };
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        Logger logger = (Logger) LoggerFactory.getLogger(HeldLease.class);
+        logger.addAppender(log);
+        try (HeldLease held = HeldLease.acquire(slow, name(), "worker-a", TIMING, clock).orElseThrow()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> log.list.stream()
+                    .anyMatch(event -> event.getLevel() == Level.WARN && event.getFormattedMessage().contains("over half its 600 ms margin")));
+            assertThat(held.guard().stillHeld()).isTrue();
+        } finally {
+            logger.detachAppender(log);
         }
     }
 

@@ -73,6 +73,18 @@ class LeaseGuardTest {
     }
 
     @Test
+    void aFailingListenerDoesNotKeepTheOthersFromHearing() {
+        LeaseGuard guard = new LeaseGuard(lease, timing, clock, clock.nanos());
+        List<String> heard = new CopyOnWriteArrayList<>();
+        guard.onLoss(reason -> {
+            throw new IllegalStateException("a broken listener");
+        });
+        guard.onLoss(heard::add);
+        guard.trip("renewal failed");
+        assertThat(heard).containsExactly("renewal failed");
+    }
+
+    @Test
     void aReleasedGuardIsNoLongerHeldAndInterruptsNobody() {
         LeaseGuard guard = new LeaseGuard(lease, timing, clock, clock.nanos());
         guard.interruptOnLoss(Thread.currentThread());
