@@ -10,8 +10,7 @@ import org.slf4j.LoggerFactory;
 /**
  * A granted lease kept alive off the work's thread. Renewal runs on a thread of its own, so a
  * long write cannot starve it; a watchdog on a second thread trips the guard when the local
- * deadline nears even while a renewal hangs. Closing stops both and releases the lease if it
- * is still held.
+ * deadline nears even while a renewal hangs. Closing stops both and releases the lease.
  */
 public final class HeldLease implements AutoCloseable {
 
@@ -98,18 +97,19 @@ public final class HeldLease implements AutoCloseable {
         }
     }
 
-    /** Stops renewing and, while the lease is still held, releases it so the next holder need not wait. */
+    /**
+     * Stops renewing and releases the lease, so the next holder need not wait for it to expire. A
+     * guard that tripped by the local clock may still stand for a live grant, so the release is
+     * tried either way; the store frees only this holder's current grant.
+     */
     @Override
     public void close() {
-        boolean held = guard.stillHeld();
         guard.released();
         threads.shutdownNow();
-        if (held) {
-            try {
-                store.release(guard.lease());
-            } catch (RuntimeException e) {
-                LOG.warn("Could not release lease {}; it expires by itself: {}", guard.lease().name(), e.getMessage());
-            }
+        try {
+            store.release(guard.lease());
+        } catch (RuntimeException e) {
+            LOG.warn("Could not release lease {}; it expires by itself: {}", guard.lease().name(), e.getMessage());
         }
     }
 }

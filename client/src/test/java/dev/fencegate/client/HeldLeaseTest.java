@@ -52,6 +52,20 @@ class HeldLeaseTest {
     }
 
     @Test
+    void closingReleasesAGrantStillLiveInTheStoreEvenAfterTheLocalClockGaveUpOnIt() {
+        String job = name();
+        FakeTicker clock = new FakeTicker();
+        LeaseTiming minute = LeaseTiming.of(Duration.ofMinutes(1));
+        HeldLease held = HeldLease.acquire(leases, job, "worker-a", minute, clock).orElseThrow();
+        clock.advance(minute.ttl());
+        assertThat(held.guard().stillHeld()).isFalse();
+        assertThat(leases.acquire(job, "worker-b", minute.ttl())).as("live in the store").isEmpty();
+
+        held.close();
+        assertThat(leases.acquire(job, "worker-b", minute.ttl())).isPresent();
+    }
+
+    @Test
     void aStolenLeaseTripsTheGuardAtTheNextRenewalAndInterruptsTheWork() throws SQLException {
         String job = name();
         try (HeldLease held = HeldLease.acquire(leases, job, "worker-a", TIMING).orElseThrow()) {
