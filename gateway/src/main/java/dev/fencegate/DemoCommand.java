@@ -1,5 +1,6 @@
 package dev.fencegate;
 
+import dev.fencegate.client.PostgresLeaseStore;
 import dev.fencegate.config.DatabaseConfig;
 import dev.fencegate.config.GatewayConfig;
 import dev.fencegate.config.HostPort;
@@ -12,6 +13,7 @@ import dev.fencegate.store.LocalPostgres;
 import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import javax.sql.DataSource;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -48,7 +50,10 @@ final class DemoCommand implements Callable<Integer> {
                         + ", in front of an in-memory store on port " + store.port());
                 LeaseStories stories = new LeaseStories(gateway.port(), store, DemoCommand::say);
                 say("");
-                boolean first = stories.pausedHolder();
+                DataSource leaseDatabase = PostgresLeaseStore.dataSource(postgres.url(), postgres.user(), postgres.password(),
+                        "fencegate_demo", Duration.ofSeconds(5));
+                PostgresLeaseStore.migrate(leaseDatabase, "fencegate_demo");
+                boolean first = stories.pausedHolder(new PostgresLeaseStore(leaseDatabase));
                 say(first ? "=> the stale write was refused where the damage would have happened." : "=> UNEXPECTED: see above.");
                 say("");
                 boolean second = true;

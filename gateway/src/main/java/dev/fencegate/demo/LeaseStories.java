@@ -1,5 +1,14 @@
 package dev.fencegate.demo;
 
+import dev.fencegate.client.FenceRefusal;
+import dev.fencegate.client.FencedHttpClient;
+import dev.fencegate.client.FencedOutException;
+import dev.fencegate.client.HeldLease;
+import dev.fencegate.client.Lease;
+import dev.fencegate.client.LeaseGuard;
+import dev.fencegate.client.LeaseStore;
+import dev.fencegate.client.LeaseTiming;
+import dev.fencegate.client.WriteFencing;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -7,6 +16,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Consumer;
 
@@ -24,22 +34,56 @@ public final class LeaseStories {
         this.say = say;
     }
 
-    /** A worker pauses past its lease; another takes over; the first one's late write is refused. */
-    public boolean pausedHolder() throws IOException, InterruptedException {
-        String path = "/reports/" + UUID.randomUUID() + ".csv";
-        say.accept("Story 1: a worker pauses past its lease (the pauses are narrated, not waited for)");
-        say.accept("t=0s   worker A is granted the lease on " + path + " with fencing token 7");
-        int a1 = put(path, 7, null, "A's first draft").statusCode();
-        say.accept("t=1s   A writes with token 7                 -> " + a1 + " (store now holds: " + held(path) + ")");
-        say.accept("t=2s   A stops: a 40 s garbage-collection pause. Its 30 s lease runs out.");
-        say.accept("t=32s  worker B is granted the lease with token 8");
-        int b1 = put(path, 8, null, "B's report").statusCode();
-        say.accept("t=33s  B writes with token 8                 -> " + b1 + " (store now holds: " + held(path) + ")");
-        say.accept("t=42s  A wakes up, still believing it holds the lease, and writes with token 7");
-        HttpResponse<String> late = put(path, 7, null, "A's stale report");
-        say.accept("       -> " + late.statusCode() + " " + late.body());
-        say.accept("       store still holds: " + held(path));
-        return a1 / 100 == 2 && b1 / 100 == 2 && late.statusCode() == 412 && "B's report".equals(content(path));
+    /**
+     * A worker pauses past its lease; another takes over; the first one's late write is refused.
+     * Both workers use the client library: leases from {@code leases}, tokens put on their writes.
+     */
+    public boolean pausedHolder(LeaseStore leases) throws IOException, InterruptedException {
+        String job = "report-" + UUID.randomUUID();
+        String path = "/reports/" + job + ".csv";
+        Duration ttl = Duration.ofSeconds(1);
+        say.accept("Story 1: a worker pauses past its lease (leases in PostgreSQL, 1 s long for the demo)");
+        Lease leaseA = leases.acquire(job, "worker-A", ttl).orElseThrow();
+        // A suspended VM's monotonic clock stops with it: A's guard, on that clock, cannot see the pause.
+        LeaseGuard guardA = new LeaseGuard(leaseA, LeaseTiming.of(ttl), () -> 0L, 0L);
+        FencedHttpClient a = new FencedHttpClient(http, WriteFencing.of(guardA));
+        say.accept("t=0s   worker A is granted the lease on " + path + " with fencing token " + leaseA.token());
+        int a1 = put(a, path, "A's first draft");
+        say.accept("t=0s   A writes with token " + leaseA.token() + "                 -> " + a1 + " (store now holds: " + held(path) + ")");
+        say.accept("t=0s   A's VM is suspended, clock and all, and renews nothing. Its lease runs out.");
+        try (HeldLease b = takeOver(leases, job, "worker-B", ttl)) {
+            say.accept("t=1s   worker B is granted the lease with token " + b.token());
+            int b1 = put(new FencedHttpClient(http, WriteFencing.of(b.guard())), path, "B's report");
+            say.accept("t=1s   B writes with token " + b.token() + "                 -> " + b1 + " (store now holds: " + held(path) + ")");
+            say.accept("later  A resumes, its guard still believing it holds the lease, and writes with token " + leaseA.token());
+            boolean refused = false;
+            try {
+                put(a, path, "A's stale report");
+            } catch (FencedOutException e) {
+                refused = e.refusal() == FenceRefusal.STALE_TOKEN;
+                say.accept("       -> 412 " + e.getMessage());
+            }
+            say.accept("       A's guard has tripped (" + !guardA.stillHeld() + "): A stops at its first refused write");
+            say.accept("       store still holds: " + held(path));
+            return a1 / 100 == 2 && b1 / 100 == 2 && refused && !guardA.stillHeld() && "B's report".equals(content(path));
+        }
+    }
+
+    /** The lease once the database's clock says A's grant expired. */
+    private static HeldLease takeOver(LeaseStore leases, String job, String holder, Duration ttl) throws InterruptedException {
+        for (int attempt = 0; attempt < 300; attempt++) {
+            Optional<HeldLease> held = HeldLease.acquire(leases, job, holder, LeaseTiming.of(ttl));
+            if (held.isPresent()) {
+                return held.get();
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("lease " + job + " did not expire within 30 s");
+    }
+
+    private int put(FencedHttpClient worker, String path, String body) throws IOException, InterruptedException {
+        return worker.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gatewayPort + path)).PUT(HttpRequest.BodyPublishers.ofString(body))
+                .build(), HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
     /**

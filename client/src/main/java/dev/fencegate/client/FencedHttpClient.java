@@ -1,0 +1,78 @@
+package dev.fencegate.client;
+
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A {@link HttpClient} whose writes carry the lease's fencing headers. A write is not sent once
+ * the guard has tripped ({@link LeaseLostException}); the gateway's refusal of a write becomes a
+ * {@link FencedOutException} and trips the guard. Any other answer, a store's own 412 included,
+ * reaches the caller's body handler unchanged.
+ */
+public final class FencedHttpClient {
+
+    private final HttpClient http;
+    private final WriteFencing fencing;
+
+    public FencedHttpClient(HttpClient http, WriteFencing fencing) {
+        this.http = http;
+        this.fencing = fencing;
+    }
+
+    public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler) throws IOException, InterruptedException {
+        if (!WriteFencing.isWrite(request.method())) {
+            return http.send(request, handler);
+        }
+        HttpRequest.Builder fenced = HttpRequest.newBuilder(request, (name, value) -> true);
+        for (Map.Entry<String, String> header : fencing.headersForWrite().entrySet()) {
+            fenced.setHeader(header.getKey(), header.getValue());
+        }
+        AtomicReference<FencedOutException> fencedOut = new AtomicReference<>();
+        HttpResponse<T> response = http.send(fenced.build(), info -> info.statusCode() != FenceRefusal.STATUS
+                ? handler.apply(info)
+                : HttpResponse.BodySubscribers.mapping(HttpResponse.BodySubscribers.ofByteArray(), body -> {
+                    String text = new String(body, StandardCharsets.UTF_8);
+                    Optional<FenceRefusal> refusal = FenceRefusal.inBody(text);
+                    if (refusal.isPresent()) {
+                        fencedOut.set(fencing.fencedOut(refusal.get(), request.method() + " " + request.uri().getPath() + ": " + text, null));
+                        return null;
+                    }
+                    return replay(handler.apply(info), body);
+                }));
+        if (fencedOut.get() != null) {
+            throw fencedOut.get();
+        }
+        return response;
+    }
+
+    /** Hands a body already read to the caller's subscriber, as if it came off the wire. */
+    private static <T> T replay(HttpResponse.BodySubscriber<T> subscriber, byte[] body) {
+        subscriber.onSubscribe(new Flow.Subscription() {
+            private boolean done;
+
+            @Override
+            public void request(long n) {
+                if (!done && n > 0) {
+                    done = true;
+                    subscriber.onNext(List.of(ByteBuffer.wrap(body)));
+                    subscriber.onComplete();
+                }
+            }
+
+            @Override
+            public void cancel() {
+                done = true;
+            }
+        });
+        return subscriber.getBody().toCompletableFuture().join();
+    }
+}

@@ -1,0 +1,63 @@
+package dev.fencegate.client;
+
+import java.util.Map;
+import java.util.Optional;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.http.SdkHttpRequest;
+
+/**
+ * Puts the lease's fencing headers on every write an AWS SDK v2 client sends, and turns the
+ * gateway's refusal into a {@link FencedOutException} that trips the guard. The headers are added
+ * in {@code modifyHttpRequest}, which runs before the request is signed, so SigV4 covers them.
+ * A write attempted after the guard tripped is not sent. Either way the SDK's exception carries
+ * the {@link LeaseLostException}: {@code LeaseLostException.in(e)} finds it.
+ *
+ * <pre>{@code
+ * S3Client s3 = S3Client.builder()...
+ *         .overrideConfiguration(o -> o.addExecutionInterceptor(new FencingInterceptor(WriteFencing.of(guard))))
+ *         .build();
+ * }</pre>
+ */
+public final class FencingInterceptor implements ExecutionInterceptor {
+
+    private final WriteFencing fencing;
+
+    public FencingInterceptor(WriteFencing fencing) {
+        this.fencing = fencing;
+    }
+
+    @Override
+    public SdkHttpRequest modifyHttpRequest(Context.ModifyHttpRequest context, ExecutionAttributes attributes) {
+        SdkHttpRequest request = context.httpRequest();
+        if (!WriteFencing.isWrite(request.method().name())) {
+            return request;
+        }
+        SdkHttpRequest.Builder fenced = request.toBuilder();
+        for (Map.Entry<String, String> header : fencing.headersForWrite().entrySet()) {
+            fenced.putHeader(header.getKey(), header.getValue());
+        }
+        return fenced.build();
+    }
+
+    /**
+     * Trips the guard at the gateway's refusal. The SDK insists that the exception keeps its class,
+     * so the caller still catches an {@code S3Exception}; its cause is the {@link FencedOutException},
+     * found with {@link LeaseLostException#in(Throwable)}.
+     */
+    @Override
+    public Throwable modifyException(Context.FailedExecution context, ExecutionAttributes attributes) {
+        Throwable failure = context.exception();
+        if (failure instanceof AwsServiceException refused && refused.statusCode() == FenceRefusal.STATUS
+                && refused.awsErrorDetails() != null) {
+            Optional<FenceRefusal> refusal = FenceRefusal.ofS3Code(refused.awsErrorDetails().errorCode());
+            if (refusal.isPresent()) {
+                FencedOutException fencedOut = fencing.fencedOut(refusal.get(), refused.awsErrorDetails().errorMessage(), null);
+                return refused.toBuilder().cause(fencedOut).build();
+            }
+        }
+        return failure;
+    }
+}

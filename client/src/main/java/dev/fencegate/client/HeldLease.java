@@ -1,0 +1,115 @@
+package dev.fencegate.client;
+
+import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A granted lease kept alive off the work's thread. Renewal runs on a thread of its own, so a
+ * long write cannot starve it; a watchdog on a second thread trips the guard when the local
+ * deadline nears even while a renewal hangs. Closing stops both and releases the lease.
+ */
+public final class HeldLease implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HeldLease.class);
+
+    private final LeaseStore store;
+    private final LeaseTiming timing;
+    private final Ticker ticker;
+    private final LeaseGuard guard;
+    private final ScheduledExecutorService threads;
+
+    private HeldLease(LeaseStore store, LeaseTiming timing, Ticker ticker, LeaseGuard guard) {
+        this.store = store;
+        this.timing = timing;
+        this.ticker = ticker;
+        this.guard = guard;
+        this.threads = new ScheduledThreadPoolExecutor(2, runnable -> {
+            Thread thread = new Thread(runnable, "fencegate-lease-" + guard.lease().name());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** Acquires {@code name} for {@code holder} and starts renewing it; empty while another holds it. */
+    public static Optional<HeldLease> acquire(LeaseStore store, String name, String holder, LeaseTiming timing) {
+        return acquire(store, name, holder, timing, Ticker.system());
+    }
+
+    public static Optional<HeldLease> acquire(LeaseStore store, String name, String holder, LeaseTiming timing, Ticker ticker) {
+        long sentAt = ticker.nanos();
+        return store.acquire(name, holder, timing.ttl()).map(lease -> {
+            HeldLease held = new HeldLease(store, timing, ticker, new LeaseGuard(lease, timing, ticker, sentAt));
+            held.start();
+            return held;
+        });
+    }
+
+    public LeaseGuard guard() {
+        return guard;
+    }
+
+    public Lease lease() {
+        return guard.lease();
+    }
+
+    /** The token of this grant, to put on every write. */
+    public long token() {
+        return guard.lease().token();
+    }
+
+    private void start() {
+        guard.onLoss(reason -> threads.shutdown());
+        long renew = timing.renewEvery().toNanos();
+        long watch = timing.watchdogPeriod().toNanos();
+        threads.scheduleWithFixedDelay(this::renew, renew, renew, TimeUnit.NANOSECONDS);
+        threads.scheduleAtFixedRate(guard::stillHeld, watch, watch, TimeUnit.NANOSECONDS);
+    }
+
+    private void renew() {
+        if (!guard.stillHeld()) {
+            return;
+        }
+        long sentAt = ticker.nanos();
+        try {
+            if (store.renew(guard.lease(), guard.lease().ttl())) {
+                guard.renewed(sentAt);
+                warnIfSlow(ticker.nanos() - sentAt);
+            } else {
+                guard.trip("the lease store refused the renewal: the lease expired or was granted to another holder");
+            }
+        } catch (RuntimeException e) {
+            guard.trip("renewal failed: " + e.getMessage());
+        }
+    }
+
+    /**
+     * The margin assumes a round trip to the lease store well inside it; one that takes half of it
+     * says the assumption is wearing thin, before a lease is lost to it.
+     */
+    private void warnIfSlow(long tookNanos) {
+        if (tookNanos > timing.margin().toNanos() / 2) {
+            LOG.warn("Renewing lease {} took {} ms, over half its {} ms margin: raise the ttl and the margin, or find the slowness",
+                    guard.lease().name(), tookNanos / 1_000_000, timing.margin().toMillis());
+        }
+    }
+
+    /**
+     * Stops renewing and releases the lease, so the next holder need not wait for it to expire. A
+     * guard that tripped by the local clock may still stand for a live grant, so the release is
+     * tried either way; the store frees only this holder's current grant.
+     */
+    @Override
+    public void close() {
+        guard.released();
+        threads.shutdownNow();
+        try {
+            store.release(guard.lease());
+        } catch (RuntimeException e) {
+            LOG.warn("Could not release lease {}; it expires by itself: {}", guard.lease().name(), e.getMessage());
+        }
+    }
+}

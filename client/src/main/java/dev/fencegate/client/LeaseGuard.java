@@ -1,0 +1,134 @@
+package dev.fencegate.client;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the work holds while it works under a lease: a cheap {@link #stillHeld()} by the local
+ * monotonic clock, and a trip that fires once, when renewal fails, the lease runs out, or a
+ * write is fenced out. A tripped guard never becomes held again: the work stops rather than
+ * continue optimistically. The renewal thread, the watchdog and the work share this state, so
+ * it is kept here, behind one private lock.
+ */
+public final class LeaseGuard {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LeaseGuard.class);
+
+    private final Lease lease;
+    private final Ticker ticker;
+    private final long ttlNanos;
+    private final long marginNanos;
+    private final Object lock = new Object();
+    private final List<Consumer<String>> onLoss = new ArrayList<>();
+    private volatile long deadlineNanos;
+    private volatile String lostBecause;
+
+    /** A guard for a grant whose request left this process at {@code sentAtNanos} by {@code ticker}. */
+    public LeaseGuard(Lease lease, LeaseTiming timing, Ticker ticker, long sentAtNanos) {
+        this.lease = lease;
+        this.ticker = ticker;
+        this.ttlNanos = lease.ttl().toNanos();
+        this.marginNanos = timing.margin().toNanos();
+        this.deadlineNanos = sentAtNanos + ttlNanos;
+    }
+
+    public Lease lease() {
+        return lease;
+    }
+
+    /** True while not tripped and the local clock is more than the margin before the deadline. */
+    public boolean stillHeld() {
+        if (lostBecause != null) {
+            return false;
+        }
+        long left = deadlineNanos - marginNanos - ticker.nanos();
+        if (left <= 0) {
+            trip("the lease ran out by the local clock (no renewal reached the lease store in time)");
+            return false;
+        }
+        return true;
+    }
+
+    /** Throws {@link LeaseLostException} unless {@link #stillHeld()}; call it before each step of work. */
+    public void checkHeld() {
+        if (!stillHeld()) {
+            throw new LeaseLostException(lease, lostBecause);
+        }
+    }
+
+    /** Why the guard tripped, once it has. */
+    public Optional<String> lostBecause() {
+        return Optional.ofNullable(lostBecause);
+    }
+
+    /** Records that a renewal sent at {@code sentAtNanos} succeeded; ignored once tripped. */
+    void renewed(long sentAtNanos) {
+        synchronized (lock) {
+            if (lostBecause == null) {
+                deadlineNanos = Math.max(deadlineNanos, sentAtNanos + ttlNanos);
+            }
+        }
+    }
+
+    /** Marks the lease lost for good and tells every listener, once; later trips keep the first reason. */
+    public void trip(String reason) {
+        List<Consumer<String>> listeners;
+        synchronized (lock) {
+            if (lostBecause != null) {
+                return;
+            }
+            lostBecause = reason;
+            listeners = List.copyOf(onLoss);
+            onLoss.clear();
+        }
+        LOG.warn("Lease {} (token {}, holder {}) lost, stopping its work: {}", lease.name(), lease.token(), lease.holder(), reason);
+        for (Consumer<String> listener : listeners) {
+            try {
+                listener.accept(reason);
+            } catch (RuntimeException e) {
+                // One failing listener must not keep the others (an interrupt, the renewal's stop) from running.
+                LOG.error("A listener of lease {} failed on its loss", lease.name(), e);
+            }
+        }
+    }
+
+    /** Ends the guard without telling the listeners: the holder itself is done with the lease. */
+    void released() {
+        synchronized (lock) {
+            if (lostBecause == null) {
+                lostBecause = "released by its holder";
+            }
+            onLoss.clear();
+        }
+    }
+
+    /** Calls {@code listener} with the reason when the guard trips (at once if it already has). */
+    public void onLoss(Consumer<String> listener) {
+        String reason;
+        synchronized (lock) {
+            reason = lostBecause;
+            if (reason == null) {
+                onLoss.add(listener);
+                return;
+            }
+        }
+        listener.accept(reason);
+    }
+
+    /**
+     * Interrupts {@code worker} when the guard trips, so blocking work is cancelled, not finished.
+     * A trip on the worker's own thread (its write was refused) needs no interrupt: the worker gets
+     * the exception, and a stray interrupt flag would break its next blocking call.
+     */
+    public void interruptOnLoss(Thread worker) {
+        onLoss(reason -> {
+            if (Thread.currentThread() != worker) {
+                worker.interrupt();
+            }
+        });
+    }
+}

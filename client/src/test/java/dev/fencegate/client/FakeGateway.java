@@ -1,0 +1,71 @@
+package dev.fencegate.client;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Answers as the gateway does, on loopback, and remembers every request it saw: a write whose
+ * token is below the fence gets 412, as an S3 XML error when the request is SigV4-signed and as
+ * problem+json otherwise; {@code /precondition} answers 412 as a store would for its own reasons.
+ */
+final class FakeGateway implements AutoCloseable {
+
+    record Seen(String method, String path, com.sun.net.httpserver.Headers headers) {
+    }
+
+    final List<Seen> seen = new CopyOnWriteArrayList<>();
+    final AtomicLong fence = new AtomicLong();
+    private final HttpServer server;
+
+    FakeGateway() throws IOException {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/", this::answer);
+        server.start();
+    }
+
+    int port() {
+        return server.getAddress().getPort();
+    }
+
+    private void answer(HttpExchange exchange) throws IOException {
+        exchange.getRequestBody().readAllBytes();
+        seen.add(new Seen(exchange.getRequestMethod(), exchange.getRequestURI().getPath(), exchange.getRequestHeaders()));
+        String token = exchange.getRequestHeaders().getFirst("Fencing-Token");
+        if (exchange.getRequestURI().getPath().endsWith("/precondition")) {
+            reply(exchange, 412, "text/plain", "the store's own precondition failed");
+        } else if (WriteFencing.isWrite(exchange.getRequestMethod()) && token != null && Long.parseLong(token) < fence.get()) {
+            boolean s3 = exchange.getRequestHeaders().containsKey("Authorization");
+            reply(exchange, 412, s3 ? "application/xml" : "application/problem+json", s3
+                    ? "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>FencingTokenStale</Code>"
+                      + "<Message>token " + token + " is below the fence " + fence.get() + "</Message></Error>"
+                    : "{\"type\":\"urn:fencegate:problem:stale-token\",\"title\":\"Fencing token is below the fence\","
+                      + "\"status\":412,\"token\":" + token + ",\"currentToken\":" + fence.get() + "}");
+        } else {
+            if (token != null) {
+                fence.accumulateAndGet(Long.parseLong(token), Math::max);
+            }
+            reply(exchange, 200, "text/plain", "stored");
+        }
+    }
+
+    private static void reply(HttpExchange exchange, int status, String type, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", type);
+        exchange.sendResponseHeaders(status, bytes.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}

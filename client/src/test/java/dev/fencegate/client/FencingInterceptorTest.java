@@ -1,0 +1,77 @@
+package dev.fencegate.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.URI;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+class FencingInterceptorTest {
+
+    private final FakeTicker clock = new FakeTicker();
+    private final Lease lease = new Lease("report", "worker-a", 7, Duration.ofSeconds(30));
+    private final LeaseGuard guard = new LeaseGuard(lease, LeaseTiming.of(lease.ttl()), clock, clock.nanos());
+    private FakeGateway gateway;
+    private S3Client s3;
+
+    @BeforeEach
+    void start() throws Exception {
+        gateway = new FakeGateway();
+        s3 = S3Client.builder()
+                .endpointOverride(URI.create("http://127.0.0.1:" + gateway.port()))
+                .forcePathStyle(true)
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("id", "secret")))
+                .overrideConfiguration(o -> o.addExecutionInterceptor(new FencingInterceptor(WriteFencing.of(guard))))
+                .build();
+    }
+
+    @AfterEach
+    void stop() {
+        s3.close();
+        gateway.close();
+    }
+
+    @Test
+    void writesCarryTheTokenAndHolderInsideTheirSignatureAndReadsDoNot() {
+        s3.putObject(b -> b.bucket("b").key("report.csv"), RequestBody.fromString("x"));
+        s3.deleteObject(b -> b.bucket("b").key("report.csv"));
+        s3.headObject(b -> b.bucket("b").key("report.csv"));
+
+        assertThat(gateway.seen).extracting(FakeGateway.Seen::method).containsExactly("PUT", "DELETE", "HEAD");
+        for (FakeGateway.Seen write : gateway.seen.subList(0, 2)) {
+            assertThat(write.headers().getFirst("Fencing-Token")).isEqualTo("7");
+            assertThat(write.headers().getFirst("Fencing-Holder")).isEqualTo("worker-a");
+            assertThat(write.headers().getFirst("Authorization")).as("signed after the headers were added")
+                    .contains("fencing-holder;fencing-token");
+        }
+        assertThat(gateway.seen.get(2).headers()).doesNotContainKeys("Fencing-Token", "Fencing-Holder");
+    }
+
+    @Test
+    void aRefusedWriteIsFencedOutTripsTheGuardAndTheNextWriteIsNotSent() {
+        gateway.fence.set(8);
+        assertThatThrownBy(() -> s3.putObject(b -> b.bucket("b").key("report.csv"), RequestBody.fromString("late")))
+                .isInstanceOfSatisfying(S3Exception.class, e -> {
+                    assertThat(e.statusCode()).isEqualTo(412);
+                    assertThat(LeaseLostException.in(e)).hasValueSatisfying(lost -> {
+                        assertThat(lost).isInstanceOf(FencedOutException.class).hasMessageContaining("below the fence 8");
+                        assertThat(((FencedOutException) lost).refusal()).isEqualTo(FenceRefusal.STALE_TOKEN);
+                    });
+                });
+        assertThat(guard.stillHeld()).isFalse();
+
+        assertThatThrownBy(() -> s3.deleteObject(b -> b.bucket("b").key("report.csv")))
+                .satisfies(e -> assertThat(LeaseLostException.in(e)).isPresent());
+        assertThat(gateway.seen).hasSize(1);
+    }
+}

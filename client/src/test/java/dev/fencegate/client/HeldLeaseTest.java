@@ -1,0 +1,200 @@
+package dev.fencegate.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/** Renewal on a thread of its own, and self-abort when it fails, against the real PostgreSQL. */
+class HeldLeaseTest {
+
+    private static final LeaseTiming TIMING = new LeaseTiming(Duration.ofSeconds(3), Duration.ofMillis(500), Duration.ofMillis(600));
+    private static DataSource database;
+    private static LeaseStore leases;
+
+    @BeforeAll
+    static void migrate() {
+        database = TestDatabase.migrated(HeldLeaseTest.class.getSimpleName());
+        leases = new PostgresLeaseStore(database);
+    }
+
+    private static String name() {
+        return "job-" + System.nanoTime();
+    }
+
+    @Test
+    void theLeaseSurvivesAWriteLongerThanItsTtlBecauseRenewalRunsOnItsOwnThread() throws InterruptedException {
+        String job = name();
+        try (HeldLease held = HeldLease.acquire(leases, job, "worker-a", TIMING).orElseThrow()) {
+            Thread.sleep(TIMING.ttl().multipliedBy(3).toMillis()); // the work blocks its own thread throughout
+
+            assertThat(held.guard().stillHeld()).isTrue();
+            assertThat(leases.acquire(job, "worker-b", TIMING.ttl())).as("another worker, after three ttls").isEmpty();
+        }
+        assertThat(Thread.interrupted()).as("closing interrupts nobody").isFalse();
+        assertThat(leases.acquire(job, "worker-b", TIMING.ttl())).as("released on close").isPresent();
+    }
+
+    @Test
+    void closingReleasesAGrantStillLiveInTheStoreEvenAfterTheLocalClockGaveUpOnIt() {
+        String job = name();
+        FakeTicker clock = new FakeTicker();
+        LeaseTiming minute = LeaseTiming.of(Duration.ofMinutes(1));
+        HeldLease held = HeldLease.acquire(leases, job, "worker-a", minute, clock).orElseThrow();
+        clock.advance(minute.ttl());
+        assertThat(held.guard().stillHeld()).isFalse();
+        assertThat(leases.acquire(job, "worker-b", minute.ttl())).as("live in the store").isEmpty();
+
+        held.close();
+        assertThat(leases.acquire(job, "worker-b", minute.ttl())).isPresent();
+    }
+
+    @Test
+    void aStolenLeaseTripsTheGuardAtTheNextRenewalAndInterruptsTheWork() throws SQLException {
+        String job = name();
+        try (HeldLease held = HeldLease.acquire(leases, job, "worker-a", TIMING).orElseThrow()) {
+            Work work = Work.start(held.guard());
+            long stolenAt = System.nanoTime();
+            try (Connection connection = database.getConnection();
+                 PreparedStatement steal = connection.prepareStatement(
+                         "UPDATE leases SET holder = 'worker-b', token = token + 1 WHERE name = ?")) {
+                steal.setString(1, job); // a lease service that lost the grant and gave it away again
+                steal.executeUpdate();
+            }
+
+            work.awaitInterrupted();
+            assertThat(held.guard().lostBecause()).hasValueSatisfying(reason -> assertThat(reason).contains("refused the renewal"));
+            assertThat(Duration.ofNanos(work.interruptedAt.get() - stolenAt))
+                    .as("from the theft to the work's interrupt").isLessThan(TIMING.ttl().minus(TIMING.margin()));
+        }
+    }
+
+    @Test
+    void aRenewalThatCannotReachTheDatabaseTripsTheGuardWithinTheMargin() {
+        AtomicBoolean cut = new AtomicBoolean();
+        DataSource nowhere = PostgresLeaseStore.dataSource("jdbc:postgresql://127.0.0.1:1/none", "postgres", "", "x", Duration.ofSeconds(1));
+        LeaseStore cuttable = new PostgresLeaseStore(new SwitchedDataSource(database, nowhere, cut));
+        try (HeldLease held = HeldLease.acquire(cuttable, name(), "worker-a", TIMING).orElseThrow()) {
+            Work work = Work.start(held.guard());
+            long cutAt = System.nanoTime();
+            cut.set(true);
+
+            work.awaitInterrupted();
+            assertThat(held.guard().lostBecause()).hasValueSatisfying(reason -> assertThat(reason).contains("renewal failed"));
+            assertThat(Duration.ofNanos(work.interruptedAt.get() - cutAt)).isLessThan(TIMING.ttl().minus(TIMING.margin()));
+        }
+    }
+
+    @Test
+    void aRenewalThatHangsStillTripsTheGuardBeforeTheLocalDeadline() {
+        FakeTicker clock = new FakeTicker();
+        CountDownLatch hung = new CountDownLatch(1);
+        LeaseStore hanging = new LeaseStore() {
+            @Override
+            public Optional<Lease> acquire(String name, String holder, Duration ttl) {
+                return Optional.of(new Lease(name, holder, 1, ttl));
+            }
+
+            @Override
+            public boolean renew(Lease lease, Duration ttl) {
+                hung.countDown();
+                try {
+                    Thread.sleep(Long.MAX_VALUE);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return false;
+            }
+
+            @Override
+            public boolean release(Lease lease) {
+                return false;
+            }
+        };
+        try (HeldLease held = HeldLease.acquire(hanging, name(), "worker-a", TIMING, clock).orElseThrow()) {
+            Work work = Work.start(held.guard());
+            await().atMost(Duration.ofSeconds(20)).until(() -> hung.getCount() == 0);
+            clock.advance(TIMING.ttl().minus(TIMING.margin()).minusMillis(1));
+            assertThat(held.guard().stillHeld()).isTrue();
+
+            clock.advance(Duration.ofMillis(1));
+            work.awaitInterrupted();
+            assertThat(held.guard().lostBecause()).hasValueSatisfying(reason -> assertThat(reason).contains("ran out"));
+        }
+    }
+
+    @Test
+    void aRenewalSlowerThanHalfTheMarginIsLoggedBeforeItCostsTheLease() {
+        FakeTicker clock = new FakeTicker();
+        LeaseStore slow = new LeaseStore() {
+            @Override
+            public Optional<Lease> acquire(String name, String holder, Duration ttl) {
+                return Optional.of(new Lease(name, holder, 1, ttl));
+            }
+
+            @Override
+            public boolean renew(Lease lease, Duration ttl) {
+                clock.advance(TIMING.margin().dividedBy(2).plusMillis(1));
+                return true;
+            }
+
+            @Override
+            public boolean release(Lease lease) {
+                return true;
+            }
+        };
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        Logger logger = (Logger) LoggerFactory.getLogger(HeldLease.class);
+        logger.addAppender(log);
+        try (HeldLease held = HeldLease.acquire(slow, name(), "worker-a", TIMING, clock).orElseThrow()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> log.list.stream()
+                    .anyMatch(event -> event.getLevel() == Level.WARN && event.getFormattedMessage().contains("over half its 600 ms margin")));
+            assertThat(held.guard().stillHeld()).isTrue();
+        } finally {
+            logger.detachAppender(log);
+        }
+    }
+
+    /** A piece of work blocked on its own thread, cancelled only by an interrupt from the guard. */
+    private static final class Work {
+        final AtomicLong interruptedAt = new AtomicLong();
+        final CountDownLatch interrupted = new CountDownLatch(1);
+
+        static Work start(LeaseGuard guard) {
+            Work work = new Work();
+            Thread thread = new Thread(() -> {
+                try {
+                    Thread.sleep(TimeUnit.MINUTES.toMillis(5));
+                } catch (InterruptedException e) {
+                    work.interruptedAt.set(System.nanoTime());
+                    work.interrupted.countDown();
+                }
+            }, "long-write");
+            thread.setDaemon(true);
+            guard.interruptOnLoss(thread);
+            thread.start();
+            return work;
+        }
+
+        void awaitInterrupted() {
+            await().atMost(Duration.ofSeconds(20)).until(() -> interrupted.getCount() == 0);
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package dev.fencegate.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+class LeaseGuardTest {
+
+    private final FakeTicker clock = new FakeTicker();
+    private final Lease lease = new Lease("job", "worker-a", 7, Duration.ofSeconds(30));
+    private final LeaseTiming timing = new LeaseTiming(Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(6));
+
+    @Test
+    void theGuardGivesUpAMarginBeforeTheDeadlineCountedFromWhenTheRequestLeft() {
+        long sentAt = clock.nanos();
+        clock.advance(Duration.ofSeconds(2)); // the grant took two seconds to come back
+        LeaseGuard guard = new LeaseGuard(lease, timing, clock, sentAt);
+
+        clock.advance(Duration.ofSeconds(22).minusNanos(1));
+        assertThat(guard.stillHeld()).as("24 s after the request, 6 s margin before 30 s").isTrue();
+        clock.advance(Duration.ofNanos(1));
+        assertThat(guard.stillHeld()).isFalse();
+        assertThat(guard.lostBecause()).hasValueSatisfying(reason -> assertThat(reason).contains("ran out"));
+        assertThatThrownBy(guard::checkHeld).isInstanceOf(LeaseLostException.class).hasMessageContaining("token 7");
+    }
+
+    @Test
+    void aRenewalMovesTheDeadlineFromWhenItsRequestLeftButNeverRevivesATrippedGuard() {
+        LeaseGuard guard = new LeaseGuard(lease, timing, clock, clock.nanos());
+        clock.advance(Duration.ofSeconds(20));
+        guard.renewed(clock.nanos());
+        clock.advance(Duration.ofSeconds(23));
+        assertThat(guard.stillHeld()).as("43 s in, renewed at 20 s").isTrue();
+
+        guard.trip("fenced out");
+        guard.renewed(clock.nanos());
+        assertThat(guard.stillHeld()).isFalse();
+        assertThat(guard.lostBecause()).hasValue("fenced out");
+    }
+
+    @Test
+    void everyListenerHearsOfTheLossOnceAndALateListenerAtOnce() {
+        LeaseGuard guard = new LeaseGuard(lease, timing, clock, clock.nanos());
+        List<String> heard = new CopyOnWriteArrayList<>();
+        guard.onLoss(heard::add);
+        guard.trip("renewal failed");
+        guard.trip("a second reason");
+        guard.onLoss(reason -> heard.add("late: " + reason));
+        assertThat(heard).containsExactly("renewal failed", "late: renewal failed");
+    }
+
+    @Test
+    void aTripOnTheWorkersOwnThreadLeavesItsInterruptFlagAlone() {
+        LeaseGuard guard = new LeaseGuard(lease, timing, clock, clock.nanos());
+        guard.interruptOnLoss(Thread.currentThread());
+        guard.trip("its own write was refused");
+        assertThat(Thread.interrupted()).isFalse();
+
+        LeaseGuard other = new LeaseGuard(lease, timing, clock, clock.nanos());
+        other.interruptOnLoss(Thread.currentThread());
+        Thread renewal = new Thread(() -> other.trip("renewal failed"));
+        renewal.start();
+        try {
+            renewal.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the interrupt came while joining; keep it for the assertion
+        }
+        assertThat(Thread.interrupted()).as("tripped from another thread").isTrue();
+    }
+
+    @Test
+    void aFailingListenerDoesNotKeepTheOthersFromHearing() {
+        LeaseGuard guard = new LeaseGuard(lease, timing, clock, clock.nanos());
+        List<String> heard = new CopyOnWriteArrayList<>();
+        guard.onLoss(reason -> {
+            throw new IllegalStateException("a broken listener");
+        });
+        guard.onLoss(heard::add);
+        guard.trip("renewal failed");
+        assertThat(heard).containsExactly("renewal failed");
+    }
+
+    @Test
+    void aReleasedGuardIsNoLongerHeldAndInterruptsNobody() {
+        LeaseGuard guard = new LeaseGuard(lease, timing, clock, clock.nanos());
+        guard.interruptOnLoss(Thread.currentThread());
+        guard.released();
+        assertThat(Thread.interrupted()).isFalse();
+        assertThat(guard.stillHeld()).isFalse();
+    }
+
+    @Test
+    void timingsThatCannotRenewInTimeAreRefusedWithWhatWasExpected() {
+        assertThatThrownBy(() -> new LeaseTiming(Duration.ofSeconds(10), Duration.ofSeconds(8), Duration.ofSeconds(3)))
+                .hasMessageContaining("renewEvery: PT8S (expected less than the ttl minus the margin, PT7S)");
+        assertThatThrownBy(() -> new LeaseTiming(Duration.ofSeconds(10), Duration.ofSeconds(1), Duration.ofSeconds(10)))
+                .hasMessageContaining("margin");
+        assertThat(LeaseTiming.of(Duration.ofSeconds(30))).isEqualTo(
+                new LeaseTiming(Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(6)));
+    }
+}
