@@ -83,6 +83,12 @@ sealed interface RequestRoute {
         if (S3Requests.isDeleteObjects(head.method().name(), head.uri())) {
             return new DeleteObjects();
         }
+        // An S3 browser-form upload (POST /bucket, multipart/form-data) names its object in a form
+        // field. S3Proxy reads every field, file included, and keeps the last of a repeated one, so
+        // a key field after the file part decides the object: the key is known only once the whole
+        // body, of any size, has been read. Reading the form up to the file part would fence the
+        // wrong object; buffering it whole has no bound. So such a POST is refused, whatever its
+        // Content-Type says (stores parse it their own way): S3 has no other bucket POST to serve.
         if (head.method().name().equals("POST") && S3Requests.bucketPath(head.uri()).isPresent()) {
             return new Answer(Problem.of(Outcome.BUCKET_POST, "POST to the bucket " + S3Requests.bucketPath(head.uri()).get()
                     + " is not served: an S3 browser-form upload names its object in the body, so it cannot be fenced;"

@@ -57,6 +57,17 @@ class StoreConnectionReuseIT {
         if (path.startsWith("/closing/")) {
             return new LiteralStore.Reply(echo(path).replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n"), true, true);
         }
+        if (path.startsWith("/echo/smuggled-")) {
+            // Answered late, so it is still owed when the gateway would hand the connection to the next request.
+            try {
+                Thread.sleep(500);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (path.startsWith("/early-ok/")) {
+            return new LiteralStore.Reply("HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n", false, false);
+        }
         if (path.startsWith("/unread/")) {
             return new LiteralStore.Reply("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", false, false);
         }
@@ -143,6 +154,23 @@ class StoreConnectionReuseIT {
             assertThat(raw.send("GET " + next + " HTTP/1.1\r\nHost: x\r\n\r\n").readResponseWithBody())
                     .as("the next client request gets its own answer, not the unread body's")
                     .endsWith("\r\n\r\n" + next);
+        }
+        assertThat(connectionOf(next)).isNotEqualTo(connectionOf(write));
+    }
+
+    @Test
+    void anAnswerBeforeTheRequestEndedRetiresBothConnections() throws Exception {
+        String write = unique("/early-ok/");
+        String next = unique("/echo/");
+        try (RawHttp raw = RawHttp.connect(gateway.port())) {
+            String response = raw.send("PUT " + write + " HTTP/1.1\r\nHost: x\r\nFencing-Token: 1\r\nContent-Length: 10\r\n\r\nhalf.")
+                    .readResponse();
+            assertThat(RawHttp.status(response)).isEqualTo(201);
+            assertThat(response).containsIgnoringCase("connection: close");
+            assertThat(raw.closedByPeer()).as("the rest of the body has nowhere to go").isTrue();
+        }
+        try (RawHttp raw = RawHttp.connect(gateway.port())) {
+            assertThat(raw.send("GET " + next + " HTTP/1.1\r\nHost: x\r\n\r\n").readResponseWithBody()).endsWith("\r\n\r\n" + next);
         }
         assertThat(connectionOf(next)).isNotEqualTo(connectionOf(write));
     }
