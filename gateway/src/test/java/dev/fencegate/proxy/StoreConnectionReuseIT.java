@@ -65,6 +65,14 @@ class StoreConnectionReuseIT {
                 Thread.currentThread().interrupt();
             }
         }
+        if (path.startsWith("/no-id/")) {
+            String xml = "<InitiateMultipartUploadResult><Key>k</Key></InitiateMultipartUploadResult>";
+            return LiteralStore.Reply.of("HTTP/1.1 200 OK\r\nContent-Length: " + xml.length() + "\r\n\r\n" + xml);
+        }
+        if (path.startsWith("/huge-answer/")) {
+            String xml = "<InitiateMultipartUploadResult><UploadId>u</UploadId>" + " ".repeat(70_000) + "</InitiateMultipartUploadResult>";
+            return LiteralStore.Reply.of("HTTP/1.1 200 OK\r\nContent-Length: " + xml.length() + "\r\n\r\n" + xml);
+        }
         if (path.startsWith("/early-ok/")) {
             return new LiteralStore.Reply("HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n", false, false);
         }
@@ -156,6 +164,18 @@ class StoreConnectionReuseIT {
                     .endsWith("\r\n\r\n" + next);
         }
         assertThat(connectionOf(next)).isNotEqualTo(connectionOf(write));
+    }
+
+    @Test
+    void aCreateMultipartUploadAnswerWithoutAReadableUploadIdIsNotHandedOn() throws IOException {
+        for (String prefix : new String[] {"/no-id/", "/huge-answer/"}) {
+            try (RawHttp raw = RawHttp.connect(gateway.port())) {
+                String response = raw.send("POST " + unique(prefix) + "?uploads HTTP/1.1\r\nHost: x\r\nFencing-Token: 1\r\n\r\n")
+                        .readResponse();
+                assertThat(RawHttp.status(response)).as(prefix).isEqualTo(502);
+                assertThat(response).contains("store-answer-unreadable").doesNotContain("InitiateMultipartUploadResult");
+            }
+        }
     }
 
     @Test
