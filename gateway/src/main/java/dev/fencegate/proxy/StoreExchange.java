@@ -260,7 +260,8 @@ final class StoreExchange {
     }
 
     void onStoreClosed(Throwable cause) {
-        if (finished) {
+        // A whole answer kept for its check needs the connection no more.
+        if (finished || responseComplete) {
             return;
         }
         String detail = cause == null ? "store closed the connection" : "store connection failed: " + cause.getMessage();
@@ -304,7 +305,9 @@ final class StoreExchange {
         afterStore.ended(true);
         cancelDeadline();
         StoreResponseReceiver receiver = store.pipeline().get(StoreResponseReceiver.class);
-        receiver.unbind();
+        if (receiver != null) {
+            receiver.unbind();
+        }
         if (storeReusable && requestComplete && requestEnd != null && requestEnd.isSuccess()) {
             connections.release(store);
         } else {

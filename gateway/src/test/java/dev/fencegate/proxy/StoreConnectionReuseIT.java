@@ -65,6 +65,11 @@ class StoreConnectionReuseIT {
                 Thread.currentThread().interrupt();
             }
         }
+        if (path.startsWith("/upload-then-close/")) {
+            String xml = "<InitiateMultipartUploadResult><UploadId>" + UUID.randomUUID() + "</UploadId></InitiateMultipartUploadResult>";
+            return new LiteralStore.Reply("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: " + xml.length() + "\r\n\r\n" + xml,
+                    true, true);
+        }
         if (path.startsWith("/no-id/")) {
             String xml = "<InitiateMultipartUploadResult><Key>k</Key></InitiateMultipartUploadResult>";
             return LiteralStore.Reply.of("HTTP/1.1 200 OK\r\nContent-Length: " + xml.length() + "\r\n\r\n" + xml);
@@ -175,6 +180,16 @@ class StoreConnectionReuseIT {
                 assertThat(RawHttp.status(response)).as(prefix).isEqualTo(502);
                 assertThat(response).contains("store-answer-unreadable").doesNotContain("InitiateMultipartUploadResult");
             }
+        }
+    }
+
+    @Test
+    void aCreateMultipartUploadAnswerIsHandedOnEvenWhenTheStoreClosesWhileItsIdIsRecorded() throws IOException {
+        try (RawHttp raw = RawHttp.connect(gateway.port())) {
+            String response = raw.send("POST " + unique("/upload-then-close/") + "?uploads HTTP/1.1\r\nHost: x\r\nFencing-Token: 1\r\n\r\n")
+                    .readResponse();
+            assertThat(RawHttp.status(response)).isEqualTo(200);
+            assertThat(response).contains("<UploadId>");
         }
     }
 
