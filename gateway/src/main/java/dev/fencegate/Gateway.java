@@ -48,7 +48,7 @@ public final class Gateway implements AutoCloseable {
         try {
             admin = AdminServer.start(config.adminListen(), new AdminEndpoints(readiness, registry,
                     FenceAdmin.over(fences.store()), AdminAuth.of(config.operations().adminTokenIfSet())));
-            GatewayServer server = GatewayServer.start(config, fences.checker(), new GatewayMetrics(registry));
+            GatewayServer server = GatewayServer.start(config, fences.checker(), fences.uploads(), new GatewayMetrics(registry));
             readiness.serving();
             log.info("Fencegate ready on {} (admin {}), fences in {}", config.listen(), config.adminListen(),
                     config.database().describe());

@@ -19,6 +19,9 @@ public enum Outcome {
     AMBIGUOUS_PATH(400, "ambiguous-path", "Ambiguous resource path", "FencegateAmbiguousPath"),
     AMBIGUOUS_HOST(400, "ambiguous-host", "Bucket named by the Host header", "FencegateVirtualHostStyle"),
     BAD_REQUEST(400, "bad-request", "Malformed request", "FencegateBadRequest"),
+    BUCKET_POST(400, "bucket-post", "POST to a bucket is not served, except DeleteObjects", "FencegateBucketPostRefused"),
+    BODY_ON_READ(400, "body-on-read", "GET, HEAD and OPTIONS may not carry a body", "FencegateBodyOnRead"),
+    FOREIGN_UPLOAD(403, "foreign-upload", "Upload id not created for this object through the gateway", "FencegateUploadNotForThisKey"),
     METHOD_NOT_ALLOWED(405, "method-not-allowed", "Method not allowed", "FencegateMethodNotAllowed"),
     REQUEST_TIMEOUT(408, "request-timeout", "Request not received in time", "FencegateClientTimeout"),
     PAYLOAD_TOO_LARGE(413, "payload-too-large", "Request body too large", "FencegateBodyTooLarge"),
@@ -28,6 +31,7 @@ public enum Outcome {
     FENCE_UNAVAILABLE(503, "fence-unavailable", "Fence store unavailable; write refused", "FencegateFenceUnavailable"),
     FENCE_DRAINING(503, "lower-token-in-flight", "A lower-token write to this resource is still in flight", "FencegateLowerTokenInFlight"),
     STORE_UNREACHABLE(502, "store-unreachable", "Store unreachable", "FencegateStoreUnreachable"),
+    STORE_ANSWER_UNREADABLE(502, "store-answer-unreadable", "Store answer could not be read", "FencegateStoreAnswerUnreadable"),
     STORE_TIMEOUT(504, "store-timeout", "Store did not answer in time", "FencegateStoreTimeout"),
     VERSION_NOT_SUPPORTED(505, "version-not-supported", "HTTP version not supported", "FencegateVersionNotSupported");
 

@@ -23,6 +23,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.util.List;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,6 +64,8 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
     private boolean readWanted;
     /** The current request's last body chunk has been read (relayed, held or dropped). */
     private boolean bodyEnded;
+    /** For CreateMultipartUpload: the store's answer, kept until its upload id is recorded. */
+    private CheckedAnswer checkedAnswer;
 
     ClientRequestReceiver(GatewayRuntime runtime, EdgePolicy policy) {
         this.runtime = runtime;
@@ -145,6 +148,11 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
         ForwardedHeaders.dropUnlessTrusted(head.headers(), ctx.channel().remoteAddress(), policy.trustedProxies());
         if (route instanceof RequestRoute.Fenced fenced) {
             checkFence(fenced.claim());
+        } else if (route instanceof RequestRoute.FencedUploadStart start) {
+            checkedAnswer = CheckedAnswer.recordingUploadId(runtime.uploads(), start.object());
+            checkFence(start.claim());
+        } else if (route instanceof RequestRoute.FencedUploadStep step) {
+            checkUploadOwner(step);
         } else if (route instanceof RequestRoute.DeleteObjects) {
             collectDeleteObjects(head);
         } else {
@@ -156,6 +164,29 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
         state = State.CHECKING_FENCE;
         record.fenceAsked(claim);
         runtime.fences().check(claim).thenAccept(this::onDecisionInLoop);
+    }
+
+    /**
+     * A multipart step's upload id must have been created for this object (the store would find
+     * another object's upload by the id alone); only then is the fence asked. Nothing is read
+     * from the client meanwhile.
+     */
+    private void checkUploadOwner(RequestRoute.FencedUploadStep step) {
+        state = State.CHECKING_FENCE;
+        HttpRequest asked = request;
+        runtime.uploads().ownerOf(step.uploadId()).whenComplete((owner, failure) -> ctx.executor().execute(() -> {
+            if (state != State.CHECKING_FENCE || request != asked) {
+                return;
+            }
+            Optional<Problem> refusal = failure != null
+                    ? Optional.of(Problem.of(Outcome.FENCE_UNAVAILABLE, "owner of upload id " + step.uploadId() + " unknown: " + failure))
+                    : step.refusal(owner);
+            if (refusal.isPresent()) {
+                refuse(refusal.get());
+            } else {
+                checkFence(step.claim());
+            }
+        }));
     }
 
     /** A decision from a held fence comes back on this loop and is acted on at once; others are handed back. */
@@ -252,6 +283,10 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
         record.storeAsked();
         exchange = new StoreExchange(ctx, request, runtime.upstreamPathPrefix() + request.uri(), expectContinue,
                 runtime.storeConnections(), this, afterStore);
+        if (checkedAnswer != null) {
+            exchange.checkAnswer(checkedAnswer);
+            checkedAnswer = null;
+        }
         exchange.start(runtime.upstreamTimeoutMillis());
     }
 
@@ -386,6 +421,7 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
 
     /** Releases body held back from the store, and tells the fence a write that never went out is over. */
     private void dropHeldBody() {
+        checkedAnswer = null;
         if (intake != null) {
             intake.release();
             intake = null;

@@ -3,6 +3,7 @@ package dev.fencegate.proxy;
 import dev.fencegate.config.GatewayConfig;
 import dev.fencegate.fence.FenceChecker;
 import dev.fencegate.fence.TokenSignatures;
+import dev.fencegate.fence.UploadOwners;
 import dev.fencegate.http.ClaimRules;
 import dev.fencegate.http.ResourceScopes;
 import dev.fencegate.observability.AccessLog;
@@ -35,7 +36,8 @@ public final class GatewayServer implements AutoCloseable {
         this.inFlight = inFlight;
     }
 
-    public static GatewayServer start(GatewayConfig config, FenceChecker fences, GatewayMetrics metrics) throws InterruptedException {
+    public static GatewayServer start(GatewayConfig config, FenceChecker fences, UploadOwners uploads, GatewayMetrics metrics)
+            throws InterruptedException {
         Transport transport = Transport.best();
         EventLoopGroup group = transport.newGroup(config.ioThreads());
         StoreConnections connections = new StoreConnections(transport, config.upstreamAddress(),
@@ -45,7 +47,7 @@ public final class GatewayServer implements AutoCloseable {
                 new ClaimRules(ResourceScopes.parse(config.scopes().templates(), config.scopes().refuseUnscoped()
                         ? ResourceScopes.Unscoped.REFUSE : ResourceScopes.Unscoped.PER_OBJECT),
                         config.safety().tokenKey().map(TokenSignatures::new)),
-                config.upstreamPathPrefix(), config.upstreamTimeout().toMillis());
+                config.upstreamPathPrefix(), config.upstreamTimeout().toMillis(), uploads);
         InFlightRequests inFlight = new InFlightRequests();
         try {
             Channel channel = new ServerBootstrap()

@@ -1,15 +1,19 @@
 package dev.fencegate.proxy;
 
 import dev.fencegate.fence.FenceClaim;
+import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.fence.WriteClassifier;
 import dev.fencegate.http.ClaimParser;
 import dev.fencegate.http.ClaimRules;
 import dev.fencegate.http.HeaderNames;
 import dev.fencegate.http.Outcome;
 import dev.fencegate.http.Problem;
+import dev.fencegate.http.ResourcePaths;
 import dev.fencegate.http.S3Requests;
+import dev.fencegate.http.UploadIds;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpUtil;
 import java.util.Optional;
 
 /**
@@ -35,6 +39,24 @@ sealed interface RequestRoute {
     record DeleteObjects() implements RequestRoute {
     }
 
+    /** CreateMultipartUpload: fenced, and the id in the store's answer recorded for {@code object}. */
+    record FencedUploadStart(FenceClaim claim, ResourceKey object) implements RequestRoute {
+    }
+
+    /** A multipart step naming an upload id: fenced, and refused unless the id was created for {@code object}. */
+    record FencedUploadStep(FenceClaim claim, ResourceKey object, String uploadId) implements RequestRoute {
+
+        /** Why the step is refused, given the id's recorded owner; empty when it is this object's upload. */
+        Optional<Problem> refusal(Optional<ResourceKey> owner) {
+            if (owner.isPresent() && owner.get().equals(object)) {
+                return Optional.empty();
+            }
+            return Optional.of(Problem.of(Outcome.FOREIGN_UPLOAD, "upload id " + uploadId + " was "
+                    + (owner.isPresent() ? "created for another object" : "never created through the gateway")
+                    + ", not for " + object + "; use it only with the key it was created for"));
+        }
+    }
+
     static RequestRoute of(HttpRequest head, EdgePolicy policy, ClaimRules claims) {
         if (head.decoderResult().isFailure()) {
             return new Answer(RequestScreen.decoderFailure(head.decoderResult().cause()), true);
@@ -48,7 +70,10 @@ sealed interface RequestRoute {
             return new Answer(screened, true);
         }
         if (kind == WriteClassifier.Kind.READ) {
-            return new PassThrough();
+            // A store that does not read a GET body (Python's http.server) would take it for the next,
+            // unfenced, request; so a read with a body is refused and its connection closed.
+            return hasBody(head) ? new Answer(Problem.of(Outcome.BODY_ON_READ, head.method() + " with a body is not served"), true)
+                    : new PassThrough();
         }
         Optional<String> bucket = policy.virtualHosts().bucket(head.headers().get(HttpHeaderNames.HOST));
         if (bucket.isPresent()) {
@@ -58,11 +83,37 @@ sealed interface RequestRoute {
         if (S3Requests.isDeleteObjects(head.method().name(), head.uri())) {
             return new DeleteObjects();
         }
+        // An S3 browser-form upload (POST /bucket, multipart/form-data) names its object in a form
+        // field. S3Proxy reads every field, file included, and keeps the last of a repeated one, so
+        // a key field after the file part decides the object: the key is known only once the whole
+        // body, of any size, has been read. Reading the form up to the file part would fence the
+        // wrong object; buffering it whole has no bound. So such a POST is refused, whatever its
+        // Content-Type says (stores parse it their own way): S3 has no other bucket POST to serve.
+        if (head.method().name().equals("POST") && S3Requests.bucketPath(head.uri()).isPresent()) {
+            return new Answer(Problem.of(Outcome.BUCKET_POST, "POST to the bucket " + S3Requests.bucketPath(head.uri()).get()
+                    + " is not served: an S3 browser-form upload names its object in the body, so it cannot be fenced;"
+                    + " PUT /bucket/key instead"), false);
+        }
+        UploadIds.Role upload = UploadIds.of(head.method().name(), head.uri());
+        if (upload instanceof UploadIds.Role.Refused refused) {
+            return new Answer(Problem.of(Outcome.BAD_REQUEST, refused.detail()), false);
+        }
         ClaimParser.ClaimParse parsed = claims.parse(head.uri(), head.headers().getAll(HeaderNames.FENCING_TOKEN),
                 head.headers().getAll(HeaderNames.FENCING_HOLDER), head.headers().getAll(HeaderNames.FENCING_TOKEN_SIGNATURE));
         if (parsed instanceof ClaimParser.ClaimParse.Refused refused) {
             return new Answer(refused.problem(), false);
         }
-        return new Fenced(((ClaimParser.ClaimParse.Valid) parsed).claim());
+        FenceClaim claim = ((ClaimParser.ClaimParse.Valid) parsed).claim();
+        if (upload instanceof UploadIds.Role.None) {
+            return new Fenced(claim);
+        }
+        // The object itself, not its job scope: an upload belongs to one key.
+        ResourceKey object = ((ResourcePaths.PathParse.Canonical) ResourcePaths.canonicalise(head.uri())).key();
+        return upload instanceof UploadIds.Role.Continues step ? new FencedUploadStep(claim, object, step.uploadId())
+                : new FencedUploadStart(claim, object);
+    }
+
+    private static boolean hasBody(HttpRequest head) {
+        return HttpUtil.isTransferEncodingChunked(head) || HttpUtil.getContentLength(head, 0L) > 0;
     }
 }

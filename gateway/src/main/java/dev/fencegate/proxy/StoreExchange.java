@@ -1,6 +1,7 @@
 package dev.fencegate.proxy;
 
 import dev.fencegate.http.Outcome;
+import dev.fencegate.http.Problem;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -10,6 +11,7 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -19,6 +21,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -59,6 +62,12 @@ final class StoreExchange {
     private boolean finished;
     /** The request head went to the store without a flush: the first body chunk takes it along. */
     private boolean headUnflushed;
+    /** The write of the request's end: the connection is reused only once it went out whole. */
+    private ChannelFuture requestEnd;
+    /** A 1xx head was dropped; the codec follows it with an empty end of its own, dropped too. */
+    private boolean skippingInformational;
+    /** Set when the store's answer must be checked whole before the client sees any of it. */
+    private CheckedAnswer checkedAnswer;
 
     /** Told once when the exchange ends, whether the store's outcome is known. */
     interface AfterStore {
@@ -77,6 +86,11 @@ final class StoreExchange {
         this.connections = connections;
         this.listener = listener;
         this.afterStore = afterStore;
+    }
+
+    /** The answer is kept from the client until {@code answer}'s check passes. Call before {@link #start}. */
+    void checkAnswer(CheckedAnswer answer) {
+        this.checkedAnswer = answer;
     }
 
     void start(long timeoutMillis) {
@@ -121,8 +135,9 @@ final class StoreExchange {
         }
         boolean last = content instanceof LastHttpContent;
         headUnflushed = false;
-        store.writeAndFlush(content);
+        ChannelFuture written = store.writeAndFlush(content);
         if (last) {
+            requestEnd = written;
             requestComplete = true;
             if (responseComplete) {
                 complete();
@@ -153,19 +168,33 @@ final class StoreExchange {
             ReferenceCountUtil.release(msg);
             return;
         }
-        if (msg instanceof HttpResponse response) {
-            if (response.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
-                // 1xx from the store is not passed on: the gateway owns the client's 100-continue.
+        if (skippingInformational) {
+            skippingInformational = false;
+            if (msg instanceof LastHttpContent && !(msg instanceof HttpResponse)) {
                 ReferenceCountUtil.release(msg);
                 store.read();
                 return;
             }
-            storeReusable = HttpUtil.isKeepAlive(response);
+        }
+        if (msg instanceof HttpResponse response) {
+            if (response.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
+                // 1xx from the store is not passed on: the gateway owns the client's 100-continue.
+                ReferenceCountUtil.release(msg);
+                if (response.status().code() == HttpResponseStatus.SWITCHING_PROTOCOLS.code()) {
+                    fail(Outcome.STORE_ANSWER_UNREADABLE, "store switched protocols, which was not asked for");
+                    return;
+                }
+                skippingInformational = true;
+                store.read();
+                return;
+            }
+            storeReusable = HttpUtil.isKeepAlive(response) && StoreAnswers.endsOnItsOwn(request, response)
+                    && !StoreAnswers.mayHaveLeftBodyUnread(request, response);
             HopByHop.strip(response.headers());
             if (!HttpUtil.isContentLengthSet(response) && !HttpUtil.isTransferEncodingChunked(response)) {
                 HttpUtil.setTransferEncodingChunked(response, true);
             }
-            responseStarted = true;
+            responseStarted = checkedAnswer == null;
             responseStatus = response.status().code();
         }
         boolean last = msg instanceof LastHttpContent;
@@ -175,7 +204,9 @@ final class StoreExchange {
         if (msg instanceof HttpResponse response && (!keepClient || !requestComplete)) {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
-        if (last) {
+        if (checkedAnswer != null) {
+            keepAnswer((HttpObject) msg, last);
+        } else if (last) {
             client.writeAndFlush(msg);
             // If the store answered before the body ended, the rest of it has nowhere to go:
             // complete() then closes both connections.
@@ -192,6 +223,35 @@ final class StoreExchange {
         }
     }
 
+    private void keepAnswer(HttpObject msg, boolean last) {
+        if (!checkedAnswer.add(msg)) {
+            checkedAnswer = null;
+            fail(Outcome.STORE_ANSWER_UNREADABLE, "store answer larger than the gateway reads to check it");
+        } else if (!last) {
+            store.read();
+        } else {
+            checkedAnswer.check(responseStatus).whenComplete((refusal, failure) ->
+                    client.executor().execute(() -> onAnswerChecked(refusal, failure)));
+        }
+    }
+
+    private void onAnswerChecked(Optional<Problem> refusal, Throwable failure) {
+        if (finished) {
+            return;
+        }
+        if (failure != null || refusal.isPresent()) {
+            Problem problem = failure != null ? Problem.of(Outcome.FENCE_UNAVAILABLE, "store answer not checked: " + failure)
+                    : refusal.get();
+            fail(problem.outcome(), problem.detail());
+            return;
+        }
+        responseStarted = true;
+        CheckedAnswer answer = checkedAnswer;
+        checkedAnswer = null;
+        answer.writeTo(client);
+        complete();
+    }
+
     /** The store's read batch ended: what it brought goes to the client. */
     void onStoreReadComplete() {
         if (!finished) {
@@ -200,7 +260,8 @@ final class StoreExchange {
     }
 
     void onStoreClosed(Throwable cause) {
-        if (finished) {
+        // A whole answer kept for its check needs the connection no more.
+        if (finished || responseComplete) {
             return;
         }
         String detail = cause == null ? "store closed the connection" : "store connection failed: " + cause.getMessage();
@@ -210,6 +271,7 @@ final class StoreExchange {
     void onClientClosed() {
         if (!finished) {
             finished = true;
+            releaseCheckedAnswer();
             afterStore.ended(!sentToStore);
             cancelDeadline();
             if (store != null) {
@@ -243,8 +305,10 @@ final class StoreExchange {
         afterStore.ended(true);
         cancelDeadline();
         StoreResponseReceiver receiver = store.pipeline().get(StoreResponseReceiver.class);
-        receiver.unbind();
-        if (storeReusable && requestComplete) {
+        if (receiver != null) {
+            receiver.unbind();
+        }
+        if (storeReusable && requestComplete && requestEnd != null && requestEnd.isSuccess()) {
             connections.release(store);
         } else {
             store.close();
@@ -255,6 +319,7 @@ final class StoreExchange {
     /** A failure after bytes went to the store leaves its outcome unknown: it may still apply them. */
     private void fail(Outcome outcome, String detail) {
         finished = true;
+        releaseCheckedAnswer();
         afterStore.ended(!sentToStore);
         cancelDeadline();
         if (store != null) {
@@ -262,6 +327,13 @@ final class StoreExchange {
             store.close();
         }
         listener.exchangeFailed(outcome, detail);
+    }
+
+    private void releaseCheckedAnswer() {
+        if (checkedAnswer != null) {
+            checkedAnswer.release();
+            checkedAnswer = null;
+        }
     }
 
     private void readClient() {

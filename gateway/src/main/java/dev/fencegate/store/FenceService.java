@@ -43,10 +43,12 @@ public final class FenceService implements AutoCloseable {
     private final ScheduledExecutorService reconciler;
     private final InflightListener listener;
     private final PostgresInflightRegistrations registrations;
+    private final PostgresUploadOwners uploads;
 
     private FenceService(FenceDatabase database, FenceStore store, FenceStoreMonitor monitor, FenceChecker checker,
                          ScheduledExecutorService reconciler, InflightListener listener,
-                         PostgresInflightRegistrations registrations) {
+                         PostgresInflightRegistrations registrations, PostgresUploadOwners uploads) {
+        this.uploads = uploads;
         this.listener = listener;
         this.registrations = registrations;
         this.database = database;
@@ -97,7 +99,8 @@ public final class FenceService implements AutoCloseable {
         reconciler.scheduleWithFixedDelay(registrations::reconcile, RECONCILE_INTERVAL.toMillis(),
                 RECONCILE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
         log.info("Fence instance {}: in-flight window {}, drain wait up to {}", instance, window, drainWait);
-        return new FenceService(database, store, monitor, checker, reconciler, listener, registrations);
+        return new FenceService(database, store, monitor, checker, reconciler, listener, registrations,
+                new PostgresUploadOwners(database.dataSource()));
     }
 
     private static String describePool(FenceDatabase database) {
@@ -109,6 +112,11 @@ public final class FenceService implements AutoCloseable {
 
     public FenceChecker checker() {
         return checker;
+    }
+
+    /** Which object each multipart upload id belongs to. */
+    public PostgresUploadOwners uploads() {
+        return uploads;
     }
 
     public FenceStore store() {
@@ -123,6 +131,7 @@ public final class FenceService implements AutoCloseable {
     @Override
     public void close() {
         checker.close();
+        uploads.close();
         listener.close();
         reconciler.shutdownNow();
         registrations.withdrawAllIfIdle();

@@ -71,4 +71,41 @@ class RequestRouteTest {
     void deleteObjectsIsReadWholeBeforeItIsFenced() {
         assertThat(route(HttpMethod.POST, "/bucket?delete", "Fencing-Token", "7")).isInstanceOf(RequestRoute.DeleteObjects.class);
     }
+
+    @Test
+    void aReadWithABodyIsAnsweredAndTheConnectionClosed() {
+        for (HttpMethod method : new HttpMethod[] {HttpMethod.GET, HttpMethod.HEAD, HttpMethod.OPTIONS}) {
+            for (String[] framing : new String[][] {{"Content-Length", "1"}, {"Transfer-Encoding", "chunked"}}) {
+                RequestRoute route = route(method, "/bucket/key", framing);
+                assertThat(((RequestRoute.Answer) route).problem().outcome()).as("%s %s", method, framing[0]).isEqualTo(Outcome.BODY_ON_READ);
+                assertThat(((RequestRoute.Answer) route).close()).isTrue();
+            }
+        }
+        assertThat(route(HttpMethod.GET, "/bucket/key", "Content-Length", "0")).isInstanceOf(RequestRoute.PassThrough.class);
+    }
+
+    @Test
+    void aPostToABareBucketOtherThanDeleteObjectsIsRefused() {
+        for (String target : new String[] {"/bucket", "/bucket/", "/bucket?x-id=PostObject", "/bucket?uploads"}) {
+            RequestRoute route = route(HttpMethod.POST, target, "Fencing-Token", "7", "Content-Type", "multipart/form-data; boundary=x");
+            assertThat(((RequestRoute.Answer) route).problem().outcome()).as(target).isEqualTo(Outcome.BUCKET_POST);
+        }
+        assertThat(route(HttpMethod.POST, "/bucket/key", "Fencing-Token", "7")).isInstanceOf(RequestRoute.Fenced.class);
+        assertThat(route(HttpMethod.PUT, "/bucket", "Fencing-Token", "7")).isInstanceOf(RequestRoute.Fenced.class);
+    }
+
+    @Test
+    void multipartStepsCarryTheObjectTheirUploadIdMustBelongTo() {
+        FenceClaim claim = new FenceClaim(new ResourceKey("/bucket/key"), new FencingToken(7), Optional.empty());
+        assertThat(route(HttpMethod.POST, "/bucket/%6Bey?uploads", "Fencing-Token", "7"))
+                .isEqualTo(new RequestRoute.FencedUploadStart(claim, new ResourceKey("/bucket/key")));
+        RequestRoute.FencedUploadStep step = (RequestRoute.FencedUploadStep) route(HttpMethod.PUT,
+                "/bucket/key?partNumber=2&uploadId=u1", "Fencing-Token", "7");
+        assertThat(step).isEqualTo(new RequestRoute.FencedUploadStep(claim, new ResourceKey("/bucket/key"), "u1"));
+        assertThat(step.refusal(Optional.of(new ResourceKey("/bucket/key")))).isEmpty();
+        assertThat(step.refusal(Optional.of(new ResourceKey("/bucket/other"))).orElseThrow().outcome()).isEqualTo(Outcome.FOREIGN_UPLOAD);
+        assertThat(step.refusal(Optional.empty()).orElseThrow().outcome()).isEqualTo(Outcome.FOREIGN_UPLOAD);
+        assertThat(((RequestRoute.Answer) route(HttpMethod.DELETE, "/bucket/key?uploadId=a&uploadId=b", "Fencing-Token", "7"))
+                .problem().outcome()).isEqualTo(Outcome.BAD_REQUEST);
+    }
 }

@@ -3,6 +3,7 @@ package dev.fencegate.s3;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencegate.Gateway;
 import dev.fencegate.testing.NoNettyLeaks;
 import java.util.List;
 import java.util.UUID;
@@ -164,6 +165,58 @@ class S3ClientIT {
             assertThat(s3.store.object(BUCKET, key)).hasValue("newer");
 
             client.abortMultipartUpload(b -> b.bucket(BUCKET).key(key).uploadId(late).overrideConfiguration(token(4)));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(RequestChecksumCalculation.class)
+    void anUploadIdIsUsableOnlyWithTheKeyItWasCreatedFor(RequestChecksumCalculation checksums) {
+        try (S3Client client = s3.client(checksums)) {
+            String victim = key();
+            String own = key();
+            String id = client.createMultipartUpload(b -> b.bucket(BUCKET).key(victim).overrideConfiguration(token(3))).uploadId();
+            CompletedPart first = upload(client, victim, id, 1, "victim's part", 3);
+            int attemptsBefore = s3.attempts.get();
+
+            // A writer holding a valid token for its own key names the victim's upload id.
+            Consumer<S3Exception> foreign = e -> {
+                assertThat(e.statusCode()).isEqualTo(403);
+                assertThat(e.awsErrorDetails().errorCode()).isEqualTo("FencegateUploadNotForThisKey");
+            };
+            assertThatThrownBy(() -> upload(client, own, id, 1, "intruder", 9))
+                    .isInstanceOfSatisfying(S3Exception.class, foreign);
+            assertThatThrownBy(() -> client.completeMultipartUpload(b -> b.bucket(BUCKET).key(own).uploadId(id)
+                    .multipartUpload(CompletedMultipartUpload.builder().parts(first).build()).overrideConfiguration(token(9))))
+                    .isInstanceOfSatisfying(S3Exception.class, foreign);
+            assertThatThrownBy(() -> client.abortMultipartUpload(b -> b.bucket(BUCKET).key(own).uploadId(id).overrideConfiguration(token(9))))
+                    .isInstanceOfSatisfying(S3Exception.class, foreign);
+            assertThatThrownBy(() -> upload(client, own, "made-up-" + UUID.randomUUID(), 1, "x", 9))
+                    .as("an id the gateway never saw created").isInstanceOfSatisfying(S3Exception.class, foreign);
+            assertThat(s3.attempts.get() - attemptsBefore).as("none retried").isEqualTo(4);
+
+            // The victim's upload is intact and completes as its writer meant.
+            client.completeMultipartUpload(b -> b.bucket(BUCKET).key(victim).uploadId(id)
+                    .multipartUpload(CompletedMultipartUpload.builder().parts(first).build()).overrideConfiguration(token(3)));
+            assertThat(s3.store.object(BUCKET, victim)).hasValue("victim's part");
+            assertThat(s3.store.object(BUCKET, own)).isEmpty();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(RequestChecksumCalculation.class)
+    void anUploadIdCreatedThroughOneInstanceIsKnownToAnother(RequestChecksumCalculation checksums) throws InterruptedException {
+        Gateway other = s3.anotherInstance();
+        try (S3Client here = s3.client(checksums); S3Client there = s3.client(checksums, other.port())) {
+            String key = key();
+            String id = here.createMultipartUpload(b -> b.bucket(BUCKET).key(key).overrideConfiguration(token(2))).uploadId();
+            CompletedPart part = upload(there, key, id, 1, "through the other instance", 2);
+            there.completeMultipartUpload(b -> b.bucket(BUCKET).key(key).uploadId(id)
+                    .multipartUpload(CompletedMultipartUpload.builder().parts(part).build()).overrideConfiguration(token(2)));
+            assertThat(s3.store.object(BUCKET, key)).hasValue("through the other instance");
+            assertThatThrownBy(() -> upload(there, key() , id, 2, "x", 2))
+                    .isInstanceOfSatisfying(S3Exception.class, e -> assertThat(e.statusCode()).isEqualTo(403));
+        } finally {
+            other.close();
         }
     }
 

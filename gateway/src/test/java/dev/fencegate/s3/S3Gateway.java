@@ -1,6 +1,7 @@
 package dev.fencegate.s3;
 
 import dev.fencegate.Gateway;
+import dev.fencegate.config.DatabaseConfig;
 import dev.fencegate.testing.GatewayHarness;
 import dev.fencegate.testing.TestPostgres;
 import java.io.IOException;
@@ -24,29 +25,45 @@ final class S3Gateway implements AutoCloseable {
 
     final S3Store store;
     final Gateway gateway;
+    final DatabaseConfig database;
     /** Every HTTP attempt the SDK clients made, retries included. */
     final AtomicInteger attempts = new AtomicInteger();
 
-    private S3Gateway(S3Store store, Gateway gateway) {
+    private S3Gateway(S3Store store, Gateway gateway, DatabaseConfig database) {
         this.store = store;
         this.gateway = gateway;
+        this.database = database;
     }
 
     static S3Gateway start(String owner) throws InterruptedException {
         S3Store store = S3Store.authenticated();
         try {
-            return new S3Gateway(store, Gateway.start(GatewayHarness.config(URI.create("http://127.0.0.1:" + store.port()),
-                    TestPostgres.config(TestPostgres.newSchema(owner)), Duration.ofSeconds(30))));
+            DatabaseConfig database = TestPostgres.config(TestPostgres.newSchema(owner));
+            return new S3Gateway(store, startGateway(store, database), database);
         } catch (RuntimeException | InterruptedException e) {
             store.close();
             throw e;
         }
     }
 
+    private static Gateway startGateway(S3Store store, DatabaseConfig database) throws InterruptedException {
+        return Gateway.start(GatewayHarness.config(URI.create("http://127.0.0.1:" + store.port()), database, Duration.ofSeconds(30)));
+    }
+
+    /** Another gateway instance in front of the same store, sharing this one's fence database. */
+    Gateway anotherInstance() throws InterruptedException {
+        return startGateway(store, database);
+    }
+
     /** An unmodified SDK client: path-style, static credentials, the given checksum behaviour. */
     S3Client client(RequestChecksumCalculation checksums) {
+        return client(checksums, gateway.port());
+    }
+
+    /** The same, pointed at the gateway on {@code port}. */
+    S3Client client(RequestChecksumCalculation checksums, int port) {
         return S3Client.builder()
-                .endpointOverride(URI.create("http://127.0.0.1:" + gateway.port()))
+                .endpointOverride(URI.create("http://127.0.0.1:" + port))
                 .forcePathStyle(true)
                 .region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(S3Store.IDENTITY, S3Store.CREDENTIAL)))

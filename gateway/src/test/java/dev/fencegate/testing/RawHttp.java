@@ -48,6 +48,49 @@ public final class RawHttp implements AutoCloseable {
         return text + new String(in.readNBytes(length), StandardCharsets.ISO_8859_1);
     }
 
+    /** Reads one response head only, as for an answer to HEAD. */
+    public String readHead() throws IOException {
+        ByteArrayOutputStream head = new ByteArrayOutputStream();
+        while (!head.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
+            int b = in.read();
+            if (b < 0) {
+                throw new IOException("connection closed after " + head.size() + " bytes: " + head.toString(StandardCharsets.ISO_8859_1));
+            }
+            head.write(b);
+        }
+        return head.toString(StandardCharsets.ISO_8859_1);
+    }
+
+    /** Reads one response head and its body, of Content-Length or chunked (returned decoded, without trailers). */
+    public String readResponseWithBody() throws IOException {
+        String head = readHead();
+        if (!head.toLowerCase(java.util.Locale.ROOT).contains("transfer-encoding: chunked")) {
+            return head + new String(in.readNBytes(contentLength(head)), StandardCharsets.ISO_8859_1);
+        }
+        StringBuilder body = new StringBuilder();
+        while (true) {
+            String sizeLine = readLine();
+            int size = Integer.parseInt(sizeLine.split(";", 2)[0].trim(), 16);
+            if (size == 0) {
+                while (!readLine().isEmpty()) {
+                    // trailers
+                }
+                return head + body;
+            }
+            body.append(new String(in.readNBytes(size), StandardCharsets.ISO_8859_1));
+            readLine();
+        }
+    }
+
+    private String readLine() throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        int b;
+        while ((b = in.read()) >= 0 && b != '\n') {
+            line.write(b);
+        }
+        return line.toString(StandardCharsets.ISO_8859_1).replace("\r", "");
+    }
+
     /** True when the peer closed the connection within the socket timeout (and sent nothing more). */
     public boolean closedByPeer() throws IOException {
         try {

@@ -1,0 +1,168 @@
+package dev.fencegate.hostile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencegate.Gateway;
+import dev.fencegate.config.DatabaseConfig;
+import dev.fencegate.s3.S3Store;
+import dev.fencegate.testing.GatewayHarness;
+import dev.fencegate.testing.NoNettyLeaks;
+import dev.fencegate.testing.RawHttp;
+import dev.fencegate.testing.TestPostgres;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import java.net.URI;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Writes that name their object somewhere the path does not, tried on the wire against a real S3
+ * store (S3Proxy, unsigned requests): browser-form uploads, and multipart steps when the gateway
+ * cannot read who owns an upload id.
+ */
+@ExtendWith(NoNettyLeaks.class)
+class SideDoorsIT {
+
+    private static final String BUCKET = "doors";
+    private static S3Store store;
+    private static Gateway gateway;
+    private static DatabaseConfig database;
+    /** S3Proxy takes browser-form uploads only when it checks signatures: the policy's, here. */
+    private static S3Store signingStore;
+    private static Gateway signingGateway;
+
+    @BeforeAll
+    static void start() throws InterruptedException {
+        store = S3Store.anonymous("localhost");
+        store.createBucket(BUCKET);
+        database = TestPostgres.config(TestPostgres.newSchema(SideDoorsIT.class.getSimpleName()));
+        gateway = Gateway.start(GatewayHarness.config(URI.create("http://127.0.0.1:" + store.port()), database, Duration.ofSeconds(10)));
+        signingStore = S3Store.authenticated();
+        signingStore.createBucket(BUCKET);
+        signingGateway = Gateway.start(GatewayHarness.config(URI.create("http://127.0.0.1:" + signingStore.port()),
+                TestPostgres.config(TestPostgres.newSchema(SideDoorsIT.class.getSimpleName())), Duration.ofSeconds(10)));
+    }
+
+    @AfterAll
+    static void stop() {
+        gateway.close();
+        store.close();
+        signingGateway.close();
+        signingStore.close();
+    }
+
+    /**
+     * A browser-form upload of {@code data} to {@code key}, signed with a V2 policy, with the
+     * given target and Content-Type. With {@code keyAgain}, a second key field follows the file:
+     * S3Proxy keeps the last, so the key is known only once the whole body has been read.
+     */
+    private static String formUpload(String target, String contentType, String key, String data, String keyAgain) throws Exception {
+        String conditions = "[{\"bucket\":\"" + BUCKET + "\"},[\"starts-with\",\"$key\",\"\"]]";
+        String policy = Base64.getEncoder().encodeToString(("{\"expiration\":\"2099-01-01T00:00:00Z\",\"conditions\":"
+                + conditions + "}").getBytes(StandardCharsets.UTF_8));
+        Mac hmac = Mac.getInstance("HmacSHA1");
+        hmac.init(new SecretKeySpec(S3Store.CREDENTIAL.getBytes(StandardCharsets.UTF_8), "HmacSHA1"));
+        String signature = Base64.getEncoder().encodeToString(hmac.doFinal(policy.getBytes(StandardCharsets.UTF_8)));
+        String body = field("key", key) + field("AWSAccessKeyId", S3Store.IDENTITY) + field("policy", policy)
+                + field("signature", signature)
+                + "--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"f.txt\"\r\nContent-Type: text/plain\r\n\r\n"
+                + data + "\r\n" + (keyAgain == null ? "" : field("key", keyAgain)) + "--B--\r\n";
+        return "POST " + target + " HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 1\r\nContent-Type: " + contentType
+                + "\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;
+    }
+
+    private static String field(String name, String value) {
+        return "--B\r\nContent-Disposition: form-data; name=\"" + name + "\"\r\n\r\n" + value + "\r\n";
+    }
+
+    static Stream<Arguments> formUploads() {
+        return Stream.of(
+                Arguments.of("/" + BUCKET, "multipart/form-data; boundary=B"),
+                Arguments.of("/" + BUCKET + "/", "multipart/form-data; boundary=B"),
+                Arguments.of("/" + BUCKET + "?x-id=PostObject", "MULTIPART/Form-Data; boundary=B"),
+                Arguments.of("/" + BUCKET, "multipart/form-data;boundary=B"));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("formUploads")
+    void aBrowserFormUploadIsRefusedAndTheStoreWritesNothing(String target, String contentType) throws Exception {
+        String key = "victim-" + UUID.randomUUID();
+        String decoy = "decoy-" + UUID.randomUUID();
+        String direct;
+        try (RawHttp raw = RawHttp.connect(signingStore.port())) {
+            direct = raw.send(formUpload("/" + BUCKET, "multipart/form-data; boundary=B", decoy, "current", key)).readResponseWithBody();
+        }
+        assertThat(signingStore.object(BUCKET, key)).as("sent directly, the store writes the last key field's object: " + direct)
+                .hasValue("current");
+
+        for (String keyAgain : new String[] {null, key}) {
+            try (RawHttp raw = RawHttp.connect(signingGateway.port())) {
+                String response = raw.send(formUpload(target, contentType, keyAgain == null ? key : decoy, "stale", keyAgain))
+                        .readResponse();
+                assertThat(RawHttp.status(response)).isEqualTo(400);
+                assertThat(response).contains("urn:fencegate:problem:bucket-post");
+            }
+        }
+        assertThat(signingStore.object(BUCKET, key)).hasValue("current");
+        assertThat(signingStore.object(BUCKET, decoy)).isEmpty();
+    }
+
+    @Test
+    void aMultipartStepFailsClosedWhileUploadOwnersCannotBeRead() throws Exception {
+        String key = "/" + BUCKET + "/parts-" + UUID.randomUUID();
+        String id;
+        try (RawHttp raw = RawHttp.connect(gateway.port())) {
+            String created = raw.send("POST " + key + "?uploads HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 4\r\nContent-Length: 0\r\n\r\n")
+                    .readResponseWithBody();
+            assertThat(RawHttp.status(created)).isEqualTo(200);
+            Matcher matcher = Pattern.compile("<UploadId>([^<]+)</UploadId>").matcher(created);
+            assertThat(matcher.find()).as(created).isTrue();
+            id = matcher.group(1);
+        }
+        String part = "PUT " + key + "?partNumber=1&uploadId=" + id + " HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 4\r\n"
+                + "Content-Length: 4\r\n\r\npart";
+        sql("ALTER TABLE " + database.schema() + ".multipart_upload RENAME TO multipart_upload_away");
+        try (RawHttp raw = RawHttp.connect(gateway.port())) {
+            String refused = raw.send(part).readResponse();
+            assertThat(RawHttp.status(refused)).isEqualTo(503);
+            assertThat(refused).contains("urn:fencegate:problem:fence-unavailable");
+        } finally {
+            sql("ALTER TABLE " + database.schema() + ".multipart_upload_away RENAME TO multipart_upload");
+        }
+        try (RawHttp raw = RawHttp.connect(gateway.port())) {
+            assertThat(RawHttp.status(raw.send(part).readResponse())).isEqualTo(200);
+        }
+    }
+
+    private static int write(String target, long token, String body) throws IOException {
+        try (RawHttp raw = RawHttp.connect(gateway.port())) {
+            return RawHttp.status(raw.send("PUT " + target + " HTTP/1.1\r\nHost: localhost\r\nFencing-Token: " + token
+                    + "\r\nContent-Length: " + body.length() + "\r\n\r\n" + body).readResponse());
+        }
+    }
+
+    private static void sql(String statement) throws SQLException {
+        var server = TestPostgres.server();
+        try (Connection connection = DriverManager.getConnection(server.url(), server.user(), server.password());
+             Statement sql = connection.createStatement()) {
+            sql.execute(statement);
+        }
+    }
+}
