@@ -7,10 +7,9 @@ import dev.fencegate.http.ClaimRules;
 import dev.fencegate.http.HeaderNames;
 import dev.fencegate.http.Outcome;
 import dev.fencegate.http.Problem;
-import dev.fencegate.http.S3Requests;
+import dev.fencegate.http.StoreIdentity;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
-import java.util.Optional;
 
 /**
  * Where a request head goes, decided from the head alone: answered by the gateway, passed through
@@ -32,8 +31,12 @@ sealed interface RequestRoute {
     record Fenced(FenceClaim claim) implements RequestRoute {
     }
 
-    record DeleteObjects() implements RequestRoute {
+    /** Keys in the body, each in the bucket at {@code bucketPath}, as the store kind names it. */
+    record DeleteObjects(String bucketPath) implements RequestRoute {
     }
+
+    /** WebDAV's MOVE and COPY name a second object in it (RFC 4918 10.3). */
+    String DESTINATION = "Destination";
 
     static RequestRoute of(HttpRequest head, EdgePolicy policy, ClaimRules claims) {
         if (head.decoderResult().isFailure()) {
@@ -50,15 +53,16 @@ sealed interface RequestRoute {
         if (kind == WriteClassifier.Kind.READ) {
             return new PassThrough();
         }
-        Optional<String> bucket = policy.virtualHosts().bucket(head.headers().get(HttpHeaderNames.HOST));
-        if (bucket.isPresent()) {
-            return new Answer(Problem.of(Outcome.AMBIGUOUS_HOST, "Host names the bucket '" + bucket.get()
-                    + "' (virtual-host style); send writes path-style, /bucket/key"), false);
+        StoreIdentity.Identified object = claims.identity().identify(head.method().name(), head.uri(),
+                head.headers().get(HttpHeaderNames.HOST), head.headers().get(DESTINATION));
+        if (object instanceof StoreIdentity.Identified.Refused refused) {
+            return new Answer(refused.problem(), false);
         }
-        if (S3Requests.isDeleteObjects(head.method().name(), head.uri())) {
-            return new DeleteObjects();
+        if (object instanceof StoreIdentity.Identified.KeysInBody keys) {
+            return new DeleteObjects(keys.bucketPath());
         }
-        ClaimParser.ClaimParse parsed = claims.parse(head.uri(), head.headers().getAll(HeaderNames.FENCING_TOKEN),
+        ClaimParser.ClaimParse parsed = claims.parse(((StoreIdentity.Identified.Resource) object).key(),
+                head.headers().getAll(HeaderNames.FENCING_TOKEN),
                 head.headers().getAll(HeaderNames.FENCING_HOLDER), head.headers().getAll(HeaderNames.FENCING_TOKEN_SIGNATURE));
         if (parsed instanceof ClaimParser.ClaimParse.Refused refused) {
             return new Answer(refused.problem(), false);
