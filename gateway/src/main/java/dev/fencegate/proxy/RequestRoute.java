@@ -35,9 +35,6 @@ sealed interface RequestRoute {
     record DeleteObjects(String bucketPath) implements RequestRoute {
     }
 
-    /** WebDAV's MOVE and COPY name a second object in it (RFC 4918 10.3). */
-    String DESTINATION = "Destination";
-
     static RequestRoute of(HttpRequest head, EdgePolicy policy, ClaimRules claims) {
         if (head.decoderResult().isFailure()) {
             return new Answer(RequestScreen.decoderFailure(head.decoderResult().cause()), true);
@@ -54,7 +51,7 @@ sealed interface RequestRoute {
             return new PassThrough();
         }
         StoreIdentity.Identified object = claims.identity().identify(head.method().name(), head.uri(),
-                head.headers().get(HttpHeaderNames.HOST), head.headers().get(DESTINATION));
+                head.headers().get(HttpHeaderNames.HOST), head.headers().get(HeaderNames.DESTINATION));
         if (object instanceof StoreIdentity.Identified.Refused refused) {
             return new Answer(refused.problem(), false);
         }

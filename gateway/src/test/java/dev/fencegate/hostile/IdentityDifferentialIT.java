@@ -29,6 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * collection and copy methods) are sent with token 5. The store's whole content must not change
  * and the gateway must answer 412 for a true alias, 400 for a spelling stores read differently.
  * Then a fresh write through another spelling must change exactly that object, and its fence.
+ * nginx stands behind both --store-kind webdav and http, S3Proxy behind s3-path and s3-virtual-host.
  * Seeded: the seed is printed, and FENCEGATE_SEED replays it.
  */
 @ExtendWith(NoNettyLeaks.class)
@@ -46,7 +47,7 @@ class IdentityDifferentialIT {
     }
 
     static Stream<Arguments> cases() {
-        return Stream.of(StoreKind.WEBDAV, StoreKind.S3_PATH, StoreKind.S3_VIRTUAL_HOST)
+        return Stream.of(StoreKind.WEBDAV, StoreKind.HTTP, StoreKind.S3_PATH, StoreKind.S3_VIRTUAL_HOST)
                 .flatMap(kind -> IntStream.range(0, CASES_PER_KIND).mapToObj(i -> Arguments.of(kind, i, SEED + 1_000L * kind.ordinal() + i)));
     }
 
@@ -92,7 +93,7 @@ class IdentityDifferentialIT {
         assertThat(rig.fenceRow(fence)).as("fence of %s", what).isEqualTo(11);
 
         expected.remove(file);
-        if (rig.kind == StoreKind.WEBDAV) {
+        if (rig.kind == StoreKind.WEBDAV || rig.kind == StoreKind.HTTP) {
             Spelling delete = freshSpelling(rig.kind, spellings, key);
             assertThat(rig.send("DELETE", delete.target(), delete.host(), 12, "", "")).as("delete, %s", what).isBetween(200, 299);
         } else {
@@ -133,7 +134,7 @@ class IdentityDifferentialIT {
         }
         String trailing = "/" + bucket + "/" + spellings.alias(key) + "/";
         switch (kind) {
-            case WEBDAV -> {
+            case WEBDAV, HTTP -> {
                 all.add(new Spelling("any Host", "/" + bucket + "/" + spellings.alias(key), "store.example", 412));
                 all.add(new Spelling("collection", trailing, "localhost", 400));
                 int slash = key.indexOf('/');
@@ -179,10 +180,9 @@ class IdentityDifferentialIT {
 
     private static IdentityRig rig(StoreKind kind) {
         return switch (kind) {
-            case WEBDAV -> IdentityRig.webDav();
+            case WEBDAV, HTTP -> IdentityRig.nginx(kind);
             case S3_PATH -> IdentityRig.s3(false);
             case S3_VIRTUAL_HOST -> IdentityRig.s3(true);
-            case HTTP -> throw new IllegalArgumentException("no rig for " + kind.value());
         };
     }
 

@@ -47,10 +47,10 @@ final class IdentityRig implements AutoCloseable {
         this.store = store;
     }
 
-    /** nginx WebDAV behind a gateway with --store-kind webdav. */
-    static IdentityRig webDav() {
+    /** nginx WebDAV behind a gateway with --store-kind webdav, or http: a store the gateway knows nothing more of. */
+    static IdentityRig nginx(StoreKind kind) {
         NginxWebDav nginx = NginxWebDav.start();
-        return start(StoreKind.WEBDAV, nginx.port(), nginx::objects, nginx);
+        return start(kind, nginx.port(), nginx::objects, nginx);
     }
 
     /** S3Proxy, path-style only, behind --store-kind s3-path; or with virtual hosting under localhost, behind s3-virtual-host. */
