@@ -3,7 +3,8 @@ package dev.fencegate.hostile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencegate.config.StoreKind;
-import dev.fencegate.hostile.ObjectSpellings.Spelling;
+import dev.fencegate.testing.ObjectSpellings;
+import dev.fencegate.testing.ObjectSpellings.Spelling;
 import dev.fencegate.testing.NoNettyLeaks;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -1,4 +1,4 @@
-package dev.fencegate.hostile;
+package dev.fencegate.testing;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -11,10 +11,10 @@ import java.util.Random;
  * on every class of octet: unreserved, sub-delimiters clients send raw or encoded, characters
  * that must be encoded, '+', ';', '%' and non-ASCII.
  */
-final class ObjectSpellings {
+public final class ObjectSpellings {
 
     /** How a request names an object: its target and its Host (without port); what the gateway must answer to a stale token. */
-    record Spelling(String description, String target, String host, int staleStatus) {
+    public record Spelling(String description, String target, String host, int staleStatus) {
     }
 
     private static final String UNRESERVED = "abcxyzABCXYZ0129-._~";
@@ -23,12 +23,12 @@ final class ObjectSpellings {
 
     private final Random random;
 
-    ObjectSpellings(long seed) {
+    public ObjectSpellings(long seed) {
         this.random = new Random(seed);
     }
 
     /** A key of 1 to 3 segments, each starting with a letter (no dot segments) and holding a mix of octet classes. */
-    String key() {
+    public String key() {
         List<String> segments = new ArrayList<>();
         int count = 1 + random.nextInt(3);
         for (int s = 0; s < count; s++) {
@@ -44,7 +44,7 @@ final class ObjectSpellings {
     }
 
     /** As the AWS SDKs send it: every octet but unreserved ones and '/' encoded, upper-case hex. */
-    static String sdkEncoded(String key) {
+    public static String sdkEncoded(String key) {
         StringBuilder out = new StringBuilder();
         for (byte b : key.getBytes(StandardCharsets.UTF_8)) {
             int octet = b & 0xFF;
@@ -58,7 +58,7 @@ final class ObjectSpellings {
     }
 
     /** The resource the README says the object is fenced under: sub-delimiters but '+' and ';' literal, the rest upper-case escapes. */
-    static String fenceKey(String bucket, String key) {
+    public static String fenceKey(String bucket, String key) {
         StringBuilder out = new StringBuilder("/").append(bucket).append('/');
         for (byte b : key.getBytes(StandardCharsets.UTF_8)) {
             int octet = b & 0xFF;
@@ -69,7 +69,7 @@ final class ObjectSpellings {
     }
 
     /** Another spelling of the same decoded key: each octet raw where a client may send it raw, or escaped in either case of hex. */
-    String alias(String key) {
+    public String alias(String key) {
         StringBuilder out = new StringBuilder();
         for (byte b : key.getBytes(StandardCharsets.UTF_8)) {
             int octet = b & 0xFF;
@@ -87,7 +87,7 @@ final class ObjectSpellings {
     }
 
     /** A spelling whose meaning differs between stores, so the gateway must refuse it (400) whatever the store would do. */
-    String ambiguous(String key) {
+    public String ambiguous(String key) {
         String spelled = alias(key);
         int slash = spelled.indexOf('/');
         return switch (random.nextInt(6)) {
@@ -101,7 +101,7 @@ final class ObjectSpellings {
         };
     }
 
-    int nextInt(int bound) {
+    public int nextInt(int bound) {
         return random.nextInt(bound);
     }
 }
