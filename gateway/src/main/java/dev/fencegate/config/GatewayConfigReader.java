@@ -17,6 +17,7 @@ import static dev.fencegate.config.Setting.MAX_BODY_SIZE;
 import static dev.fencegate.config.Setting.MAX_CONNECTIONS;
 import static dev.fencegate.config.Setting.MAX_HEADER_COUNT;
 import static dev.fencegate.config.Setting.MAX_HEADER_SIZE;
+import static dev.fencegate.config.Setting.STORE_KIND;
 import static dev.fencegate.config.Setting.TRUSTED_PROXIES;
 import static dev.fencegate.config.Setting.VIRTUAL_HOST_DOMAINS;
 import static dev.fencegate.config.Setting.MAX_URI_LENGTH;
@@ -54,7 +55,8 @@ public final class GatewayConfigReader {
                     settings.duration(CLIENT_IDLE_TIMEOUT),
                     new Limits(settings.integer(MAX_URI_LENGTH), settings.integer(MAX_HEADER_SIZE),
                             settings.longInteger(MAX_BODY_SIZE), settings.integer(MAX_HEADER_COUNT),
-                            settings.integer(MAX_CONNECTIONS), settings.text(TRUSTED_PROXIES), settings.text(VIRTUAL_HOST_DOMAINS)),
+                            settings.integer(MAX_CONNECTIONS), settings.text(TRUSTED_PROXIES), settings.text(VIRTUAL_HOST_DOMAINS),
+                            StoreKind.parse(settings.text(STORE_KIND))),
                     new SafetyConfig(settings.bool(ALLOW_UNSAFE_DURABILITY), settings.bool(REQUIRE_SYNC_STANDBY),
                             settings.integer(REMEMBERED_FENCES), settings.text(TOKEN_KEY_FILE)),
                     ioThreads == 0 ? Runtime.getRuntime().availableProcessors() : ioThreads,

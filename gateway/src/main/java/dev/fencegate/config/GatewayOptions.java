@@ -118,6 +118,11 @@ public final class GatewayOptions {
         flag(Setting.VIRTUAL_HOST_DOMAINS, value);
     }
 
+    @Option(names = "--store-kind", paramLabel = "KIND", description = "How the store names objects, which decides what a write is fenced under: http, webdav, s3-path or s3-virtual-host (env FENCEGATE_STORE_KIND; default s3-path).")
+    void storeKind(String value) {
+        flag(Setting.STORE_KIND, value);
+    }
+
     @Option(names = "--allow-unsafe-durability", paramLabel = "BOOL", arity = "0..1", fallbackValue = "true",
             description = "Serve writes even when the database can lose acknowledged commits (env FENCEGATE_ALLOW_UNSAFE_DURABILITY; default false).")
     void allowUnsafeDurability(String value) {

@@ -11,10 +11,11 @@ import java.util.List;
  * @param maxHeaderCount     most header fields in a request head (431 above it)
  * @param maxConnections     most client connections open at once; more are closed on accept
  * @param trustedProxies     comma-separated client addresses whose Forwarded / X-Forwarded-* headers pass on
- * @param virtualHostDomains comma-separated base domains under which a Host names a bucket; such writes are refused
+ * @param virtualHostDomains comma-separated base domains under which a Host names a bucket (refused for s3-path)
+ * @param storeKind          how the store names objects, from the path and, for s3-virtual-host, the Host
  */
 public record Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySize, int maxHeaderCount, int maxConnections,
-                     String trustedProxies, String virtualHostDomains) {
+                     String trustedProxies, String virtualHostDomains, StoreKind storeKind) {
 
     public Limits {
         if (maxInitialLineLength < 256) {
@@ -34,10 +35,47 @@ public record Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySi
         }
         trustedProxies = trustedProxies == null ? "" : trustedProxies.strip();
         virtualHostDomains = virtualHostDomains == null ? "" : virtualHostDomains.strip();
+        if (storeKind == StoreKind.S3_VIRTUAL_HOST) {
+            checkVirtualHostDomains(split(virtualHostDomains));
+        }
+    }
+
+    public Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySize, int maxHeaderCount, int maxConnections,
+                  String trustedProxies, String virtualHostDomains) {
+        this(maxInitialLineLength, maxHeaderSize, maxBodySize, maxHeaderCount, maxConnections, trustedProxies,
+                virtualHostDomains, StoreKind.S3_PATH);
     }
 
     public Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySize) {
         this(maxInitialLineLength, maxHeaderSize, maxBodySize, 100, 10_000, "", "localhost");
+    }
+
+    /** The same limits in front of another kind of store. */
+    public Limits withStoreKind(StoreKind kind, String domains) {
+        return new Limits(maxInitialLineLength, maxHeaderSize, maxBodySize, maxHeaderCount, maxConnections, trustedProxies, domains, kind);
+    }
+
+    /**
+     * The store compares Hosts exactly, so domains are too; one under another ({@code s3.example}
+     * and {@code example}) would leave {@code b.s3.example} naming two buckets.
+     */
+    private static void checkVirtualHostDomains(List<String> domains) {
+        if (domains.isEmpty()) {
+            throw new IllegalArgumentException("--virtual-host-domains: empty (expected the store's base domains,"
+                    + " e.g. s3.example.com, because --store-kind is s3-virtual-host)");
+        }
+        for (String domain : domains) {
+            if (!domain.matches("[a-z0-9.-]+|\\[[0-9a-f:.]+\\]") || domain.startsWith(".") || domain.endsWith(".")) {
+                throw new IllegalArgumentException("--virtual-host-domains: '" + domain
+                        + "' (expected a lower-case host name or address, without port or trailing dot)");
+            }
+            for (String other : domains) {
+                if (other.endsWith("." + domain)) {
+                    throw new IllegalArgumentException("--virtual-host-domains: '" + other + "' is under '" + domain
+                            + "' (expected no domain under another: a Host below both would name two buckets)");
+                }
+            }
+        }
     }
 
     public static Limits defaults() {

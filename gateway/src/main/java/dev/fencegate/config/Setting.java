@@ -30,6 +30,7 @@ public enum Setting {
     MAX_CONNECTIONS("max-connections", "10000", false),
     TRUSTED_PROXIES("trusted-proxies", "", false),
     VIRTUAL_HOST_DOMAINS("virtual-host-domains", "localhost", false),
+    STORE_KIND("store-kind", "s3-path", false),
     ALLOW_UNSAFE_DURABILITY("allow-unsafe-durability", "false", false),
     REQUIRE_SYNC_STANDBY("require-sync-standby", "false", false),
     REMEMBERED_FENCES("remembered-fences", "100000", false),

@@ -1,6 +1,7 @@
 package dev.fencegate.http;
 
 import dev.fencegate.fence.FenceClaim;
+import dev.fencegate.fence.ResourceKey;
 import java.util.List;
 
 /** Reads what a write claims (resource, token, holder) from its target and headers. */
@@ -32,6 +33,11 @@ public final class ClaimParser {
         if (path instanceof ResourcePaths.PathParse.Refused refused) {
             return new ClaimParse.Refused(Problem.of(Outcome.AMBIGUOUS_PATH, "request target refused: " + refused.detail()));
         }
+        return parse(((ResourcePaths.PathParse.Canonical) path).key(), tokenValues, holderValues);
+    }
+
+    /** The claim on an object already named by its store's identity rules. */
+    public static ClaimParse parse(ResourceKey object, List<String> tokenValues, List<String> holderValues) {
         FencingHeaders.TokenParse token = FencingHeaders.token(tokenValues);
         if (token instanceof FencingHeaders.TokenParse.Refused refused) {
             return new ClaimParse.Refused(Problem.of(refused.refusal()));
@@ -40,8 +46,7 @@ public final class ClaimParser {
         if (holder instanceof FencingHeaders.HolderParse.Refused refused) {
             return new ClaimParse.Refused(Problem.of(refused.refusal()));
         }
-        return new ClaimParse.Valid(new FenceClaim(
-                ((ResourcePaths.PathParse.Canonical) path).key(),
+        return new ClaimParse.Valid(new FenceClaim(object,
                 ((FencingHeaders.TokenParse.Valid) token).token(),
                 ((FencingHeaders.HolderParse.Valid) holder).holder()));
     }

@@ -9,20 +9,20 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * How this gateway turns a write into its claim: the path is canonicalised, mapped to the
- * resource it is fenced under (its job scope, or itself), and, when tokens must be signed, the
- * issuer's signature of the token on that resource is checked.
+ * How this gateway turns a write into its claim: the object is named by the store kind's identity
+ * rules, mapped to the resource it is fenced under (its job scope, or itself), and, when tokens
+ * must be signed, the issuer's signature of the token on that resource is checked.
  */
-public record ClaimRules(ResourceScopes scopes, Optional<TokenSignatures> signatures) {
+public record ClaimRules(StoreIdentity identity, ResourceScopes scopes, Optional<TokenSignatures> signatures) {
 
-    /** Every object its own resource, unsigned tokens. */
+    /** The default store kind (S3, path-style, Hosts under localhost refused), every object its own resource, unsigned tokens. */
     public static ClaimRules plain() {
-        return new ClaimRules(ResourceScopes.perObject(), Optional.empty());
+        return new ClaimRules(new S3PathIdentity(new VirtualHosts(List.of("localhost"))), ResourceScopes.perObject(), Optional.empty());
     }
 
-    public ClaimParser.ClaimParse parse(String target, List<String> tokenValues, List<String> holderValues,
+    public ClaimParser.ClaimParse parse(ResourceKey object, List<String> tokenValues, List<String> holderValues,
                                         List<String> signatureValues) {
-        ClaimParser.ClaimParse parsed = ClaimParser.parse(target, tokenValues, holderValues);
+        ClaimParser.ClaimParse parsed = ClaimParser.parse(object, tokenValues, holderValues);
         if (!(parsed instanceof ClaimParser.ClaimParse.Valid valid)) {
             return parsed;
         }
@@ -57,7 +57,11 @@ public record ClaimRules(ResourceScopes scopes, Optional<TokenSignatures> signat
                                             List<String> holderValues, List<String> signatureValues) {
         Map<ResourceKey, FenceClaim> claims = new LinkedHashMap<>();
         for (String key : keys) {
-            ClaimParser.ClaimParse parsed = parse(DeleteObjectsKeys.target(bucketPath, key), tokenValues, holderValues, signatureValues);
+            StoreIdentity.Identified object = identity.keyInBucket(bucketPath, key);
+            ClaimParser.ClaimParse parsed = object instanceof StoreIdentity.Identified.Resource resource
+                    ? parse(resource.key(), tokenValues, holderValues, signatureValues)
+                    : new ClaimParser.ClaimParse.Refused(object instanceof StoreIdentity.Identified.Refused refused
+                            ? refused.problem() : Problem.of(Outcome.AMBIGUOUS_PATH, "names no single object"));
             if (parsed instanceof ClaimParser.ClaimParse.Refused refused) {
                 Problem problem = refused.problem();
                 return new ClaimParser.ClaimsParse.Refused(new Problem(problem.outcome(),

@@ -7,10 +7,15 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Turns a request target into the resource key a write is fenced under. Spellings a store may
- * resolve to one object get one key (percent-encoded unreserved characters are decoded, other
- * escapes are upper-cased); spellings whose meaning differs between stores (encoded or doubled
- * slashes, dot segments, backslashes, control characters, bad UTF-8, a raw '+' or ';') are refused.
+ * Turns a request target into the canonical path a write's resource is named from. The stores
+ * behind the gateway (nginx WebDAV, S3 servers, servlet stores) decode every percent-escape, so
+ * every spelling of one decoded path gets one key: each octet is decoded, then written one fixed
+ * way, literal if it is unreserved or one of {@code ! $ & ' ( ) * , = : @} (as curl sends them),
+ * else as an upper-case escape (so {@code %3d} and {@code =} meet, and {@code +} and {@code ;}
+ * appear only as {@code %2B} and {@code %3B}). Spellings whose meaning differs between stores
+ * (encoded or doubled slashes, dot segments, backslashes, control characters, bad UTF-8, a raw
+ * '+' or ';') are refused. Merging spellings is the safe direction: a store that kept them apart
+ * would only see one fence where it has two objects, never two fences for one object.
  */
 public final class ResourcePaths {
 
@@ -81,7 +86,7 @@ public final class ResourcePaths {
         if (octet < 0x20 || octet == 0x7F) {
             return "an encoded control character (" + String.format("%%%02X", octet) + ")";
         }
-        if (isUnreserved((char) octet)) {
+        if (isLiteralInKey((char) octet)) {
             key.append((char) octet);
         } else {
             appendEscape(key, octet);
@@ -146,9 +151,10 @@ public final class ResourcePaths {
         return null;
     }
 
-    private static boolean isUnreserved(char c) {
+    /** RFC 3986 pchar without '+' and ';', whose literal forms are refused. */
+    private static boolean isLiteralInKey(char c) {
         return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
-                || c == '-' || c == '.' || c == '_' || c == '~';
+                || "-._~!$&'()*,=:@".indexOf(c) >= 0;
     }
 
     private static void appendEscape(StringBuilder key, int octet) {

@@ -3,15 +3,32 @@ package dev.fencegate.http;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
- * Recognises virtual-host-style S3 requests ({@code Host: bucket.s3.example}), where the bucket
- * is named by the Host header and not by the path. The gateway keys fences by path, so a write
- * in that style would be fenced under the wrong resource; such writes are refused instead.
+ * Reads the Host header as an S3 store does: {@code Host: bucket.s3.example} names a bucket under
+ * a base domain, and, with virtual hosting on, any other name is a bucket too (CNAME style).
  *
  * @param domains the store's base domains; a Host that is a subdomain of one names a bucket
  */
 public record VirtualHosts(List<String> domains) {
+
+    private static final Pattern BUCKET = Pattern.compile("[a-z0-9]([a-z0-9.-]{0,61}[a-z0-9])?");
+    private static final Pattern IPV4 = Pattern.compile("[0-9.]+");
+
+    /** What a Host header names for a store with virtual hosting on. */
+    public sealed interface Addressing {
+        /** The Host is the store itself: the bucket is the first path segment. */
+        record PathStyle() implements Addressing {
+        }
+
+        record Bucket(String name) implements Addressing {
+        }
+
+        /** Stores would read it differently, or as nothing at all. */
+        record Unclear(String detail) implements Addressing {
+        }
+    }
 
     public VirtualHosts {
         domains = domains.stream().map(domain -> domain.toLowerCase(Locale.ROOT)).toList();
@@ -32,6 +49,41 @@ public record VirtualHosts(List<String> domains) {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Exact, as S3Proxy compares it: upper case, a trailing dot or a malformed port would name a
+     * bucket on one store and another, or none, on the next, so they are unclear, not guessed.
+     */
+    public Addressing address(String host) {
+        if (host == null || host.isEmpty()) {
+            return new Addressing.Unclear("no Host header: the store reads the bucket from it");
+        }
+        int nameEnd = host.startsWith("[") ? host.indexOf(']') + 1 : host.indexOf(':');
+        String name = nameEnd <= 0 ? host : host.substring(0, nameEnd);
+        String port = nameEnd <= 0 || nameEnd == host.length() ? null : host.substring(nameEnd);
+        if (port != null && !port.matches(":[0-9]{1,5}")) {
+            return new Addressing.Unclear("Host '" + host + "' has a malformed port");
+        }
+        if (domains.contains(name)) {
+            return new Addressing.PathStyle();
+        }
+        if (name.startsWith("[") || IPV4.matcher(name).matches()) {
+            return new Addressing.Unclear("Host '" + host + "' is an IP address, which S3Proxy reads as a bucket name and"
+                    + " AWS as path-style; list it in --virtual-host-domains to mean path-style");
+        }
+        String bucket = name;
+        for (String domain : domains) {
+            if (name.endsWith("." + domain)) {
+                bucket = name.substring(0, name.length() - domain.length() - 1);
+            }
+        }
+        if (!BUCKET.matcher(bucket).matches() || bucket.contains("..")) {
+            return new Addressing.Unclear("Host '" + host + "' names '" + bucket + "', which is not a bucket name every"
+                    + " store reads alike (expected lower-case letters, digits, '.' and '-', under --virtual-host-domains "
+                    + String.join(",", domains) + ")");
+        }
+        return new Addressing.Bucket(bucket);
     }
 
     private static String withoutPort(String host) {

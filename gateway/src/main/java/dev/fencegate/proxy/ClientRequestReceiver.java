@@ -153,8 +153,8 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
             checkFence(start.claim());
         } else if (route instanceof RequestRoute.FencedUploadStep step) {
             checkUploadOwner(step);
-        } else if (route instanceof RequestRoute.DeleteObjects) {
-            collectDeleteObjects(head);
+        } else if (route instanceof RequestRoute.DeleteObjects deleteObjects) {
+            collectDeleteObjects(head, deleteObjects.bucketPath());
         } else {
             forward(StoreExchange.AfterStore.NOTHING);
         }
@@ -217,8 +217,8 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
     }
 
     /** DeleteObjects names its keys in the body: it is read whole, within a bound, before the fence is asked. */
-    private void collectDeleteObjects(HttpRequest head) {
-        DeleteObjectsIntake.Start start = DeleteObjectsIntake.start(head, policy.maxBufferedBody(), ctx.alloc(), runtime.claims());
+    private void collectDeleteObjects(HttpRequest head, String bucketPath) {
+        DeleteObjectsIntake.Start start = DeleteObjectsIntake.start(head, bucketPath, policy.maxBufferedBody(), ctx.alloc(), runtime.claims());
         if (start instanceof DeleteObjectsIntake.Start.Refused refused) {
             refuse(refused.problem());
             return;

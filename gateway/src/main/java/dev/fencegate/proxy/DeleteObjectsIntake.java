@@ -6,7 +6,6 @@ import dev.fencegate.http.DeleteObjectsKeys;
 import dev.fencegate.http.HeaderNames;
 import dev.fencegate.http.Outcome;
 import dev.fencegate.http.Problem;
-import dev.fencegate.http.S3Requests;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
@@ -44,19 +43,16 @@ final class DeleteObjectsIntake {
         }
     }
 
-    static Start start(HttpRequest head, int limit, ByteBufAllocator allocator, ClaimRules rules) {
-        var bucketPath = S3Requests.bucketPath(head.uri());
-        if (bucketPath.isEmpty()) {
-            return new Start.Refused(Problem.of(Outcome.AMBIGUOUS_PATH, "DeleteObjects must target a bucket: POST /bucket?delete"));
-        }
-        ClaimParser.ClaimParse token = ClaimParser.parse(bucketPath.get(), tokens(head), holders(head));
+    /** @param bucketPath the bucket the store kind's identity rules read from the head */
+    static Start start(HttpRequest head, String bucketPath, int limit, ByteBufAllocator allocator, ClaimRules rules) {
+        ClaimParser.ClaimParse token = ClaimParser.parse(bucketPath, tokens(head), holders(head));
         if (token instanceof ClaimParser.ClaimParse.Refused refused) {
             return new Start.Refused(refused.problem());
         }
         if (HttpUtil.getContentLength(head, 0L) > limit) {
             return new Start.Refused(tooLarge(limit));
         }
-        return new Start.Ready(new DeleteObjectsIntake(head, bucketPath.get(), new BoundedBodyCollector(allocator, limit), limit, rules));
+        return new Start.Ready(new DeleteObjectsIntake(head, bucketPath, new BoundedBodyCollector(allocator, limit), limit, rules));
     }
 
     /** Takes ownership of {@code content}; null while the body is within the limit, else the problem. */

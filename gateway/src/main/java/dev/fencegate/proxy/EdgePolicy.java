@@ -1,7 +1,6 @@
 package dev.fencegate.proxy;
 
 import dev.fencegate.config.GatewayConfig;
-import dev.fencegate.http.VirtualHosts;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.HashSet;
@@ -15,10 +14,8 @@ import java.util.Set;
  * @param maxBufferedBody   largest body the gateway holds whole: DeleteObjects' XML (413 above it)
  * @param maxHeaderCount    most header fields in a request head (431 above it)
  * @param trustedProxies    clients whose Forwarded / X-Forwarded-* / X-Real-IP headers pass on
- * @param virtualHosts      base domains under which a Host names a bucket; such writes are refused
  */
-record EdgePolicy(long maxBodySize, int maxBufferedBody, int maxHeaderCount, Set<InetAddress> trustedProxies,
-                  VirtualHosts virtualHosts) {
+record EdgePolicy(long maxBodySize, int maxBufferedBody, int maxHeaderCount, Set<InetAddress> trustedProxies) {
 
     /** S3 caps DeleteObjects at 1000 keys of at most 1024 bytes each. */
     static final int MAX_BUFFERED_BODY = 1024 * 1024;
@@ -27,7 +24,7 @@ record EdgePolicy(long maxBodySize, int maxBufferedBody, int maxHeaderCount, Set
         long maxBody = config.limits().maxBodySize();
         int buffered = maxBody > 0 && maxBody < MAX_BUFFERED_BODY ? (int) maxBody : MAX_BUFFERED_BODY;
         return new EdgePolicy(maxBody, buffered, config.limits().maxHeaderCount(),
-                addresses(config.limits().trustedProxyList()), new VirtualHosts(config.limits().virtualHostDomainList()));
+                addresses(config.limits().trustedProxyList()));
     }
 
     private static Set<InetAddress> addresses(List<String> literals) {

@@ -3,8 +3,15 @@ package dev.fencegate.proxy;
 import dev.fencegate.config.GatewayConfig;
 import dev.fencegate.fence.FenceChecker;
 import dev.fencegate.fence.TokenSignatures;
+import dev.fencegate.config.Limits;
 import dev.fencegate.fence.UploadOwners;
 import dev.fencegate.http.ClaimRules;
+import dev.fencegate.http.GenericHttpIdentity;
+import dev.fencegate.http.S3PathIdentity;
+import dev.fencegate.http.S3VirtualHostIdentity;
+import dev.fencegate.http.StoreIdentity;
+import dev.fencegate.http.VirtualHosts;
+import dev.fencegate.http.WebDavIdentity;
 import dev.fencegate.http.ResourceScopes;
 import dev.fencegate.observability.AccessLog;
 import dev.fencegate.observability.GatewayMetrics;
@@ -36,6 +43,17 @@ public final class GatewayServer implements AutoCloseable {
         this.inFlight = inFlight;
     }
 
+    /** The identity rules of the configured store kind. */
+    static StoreIdentity identity(Limits limits) {
+        VirtualHosts domains = new VirtualHosts(limits.virtualHostDomainList());
+        return switch (limits.storeKind()) {
+            case HTTP -> new GenericHttpIdentity();
+            case WEBDAV -> new WebDavIdentity();
+            case S3_PATH -> new S3PathIdentity(domains);
+            case S3_VIRTUAL_HOST -> new S3VirtualHostIdentity(domains);
+        };
+    }
+
     public static GatewayServer start(GatewayConfig config, FenceChecker fences, UploadOwners uploads, GatewayMetrics metrics)
             throws InterruptedException {
         Transport transport = Transport.best();
@@ -44,7 +62,7 @@ public final class GatewayServer implements AutoCloseable {
                 config.upstreamConnectTimeout(), WATER_MARK);
         GatewayRuntime runtime = new GatewayRuntime(fences, connections, metrics,
                 AccessLog.of(config.operations().accessLog()),
-                new ClaimRules(ResourceScopes.parse(config.scopes().templates(), config.scopes().refuseUnscoped()
+                new ClaimRules(identity(config.limits()), ResourceScopes.parse(config.scopes().templates(), config.scopes().refuseUnscoped()
                         ? ResourceScopes.Unscoped.REFUSE : ResourceScopes.Unscoped.PER_OBJECT),
                         config.safety().tokenKey().map(TokenSignatures::new)),
                 config.upstreamPathPrefix(), config.upstreamTimeout().toMillis(), uploads);

@@ -8,8 +8,9 @@ import dev.fencegate.http.ClaimRules;
 import dev.fencegate.http.HeaderNames;
 import dev.fencegate.http.Outcome;
 import dev.fencegate.http.Problem;
-import dev.fencegate.http.ResourcePaths;
-import dev.fencegate.http.S3Requests;
+import dev.fencegate.http.S3PathIdentity;
+import dev.fencegate.http.S3VirtualHostIdentity;
+import dev.fencegate.http.StoreIdentity;
 import dev.fencegate.http.UploadIds;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
@@ -36,7 +37,8 @@ sealed interface RequestRoute {
     record Fenced(FenceClaim claim) implements RequestRoute {
     }
 
-    record DeleteObjects() implements RequestRoute {
+    /** Keys in the body, each in the bucket at {@code bucketPath}, as the store kind names it. */
+    record DeleteObjects(String bucketPath) implements RequestRoute {
     }
 
     /** CreateMultipartUpload: fenced, and the id in the store's answer recorded for {@code object}. */
@@ -75,22 +77,23 @@ sealed interface RequestRoute {
             return hasBody(head) ? new Answer(Problem.of(Outcome.BODY_ON_READ, head.method() + " with a body is not served"), true)
                     : new PassThrough();
         }
-        Optional<String> bucket = policy.virtualHosts().bucket(head.headers().get(HttpHeaderNames.HOST));
-        if (bucket.isPresent()) {
-            return new Answer(Problem.of(Outcome.AMBIGUOUS_HOST, "Host names the bucket '" + bucket.get()
-                    + "' (virtual-host style); send writes path-style, /bucket/key"), false);
+        StoreIdentity.Identified identified = claims.identity().identify(head.method().name(), head.uri(),
+                head.headers().get(HttpHeaderNames.HOST), head.headers().get(HeaderNames.DESTINATION));
+        if (identified instanceof StoreIdentity.Identified.Refused refused) {
+            return new Answer(refused.problem(), false);
         }
-        if (S3Requests.isDeleteObjects(head.method().name(), head.uri())) {
-            return new DeleteObjects();
+        if (identified instanceof StoreIdentity.Identified.KeysInBody keys) {
+            return new DeleteObjects(keys.bucketPath());
         }
+        ResourceKey object = ((StoreIdentity.Identified.Resource) identified).key();
         // An S3 browser-form upload (POST /bucket, multipart/form-data) names its object in a form
         // field. S3Proxy reads every field, file included, and keeps the last of a repeated one, so
         // a key field after the file part decides the object: the key is known only once the whole
         // body, of any size, has been read. Reading the form up to the file part would fence the
         // wrong object; buffering it whole has no bound. So such a POST is refused, whatever its
         // Content-Type says (stores parse it their own way): S3 has no other bucket POST to serve.
-        if (head.method().name().equals("POST") && S3Requests.bucketPath(head.uri()).isPresent()) {
-            return new Answer(Problem.of(Outcome.BUCKET_POST, "POST to the bucket " + S3Requests.bucketPath(head.uri()).get()
+        if (isS3(claims.identity()) && head.method().name().equals("POST") && isBucket(object)) {
+            return new Answer(Problem.of(Outcome.BUCKET_POST, "POST to the bucket " + object
                     + " is not served: an S3 browser-form upload names its object in the body, so it cannot be fenced;"
                     + " PUT /bucket/key instead"), false);
         }
@@ -98,7 +101,7 @@ sealed interface RequestRoute {
         if (upload instanceof UploadIds.Role.Refused refused) {
             return new Answer(Problem.of(Outcome.BAD_REQUEST, refused.detail()), false);
         }
-        ClaimParser.ClaimParse parsed = claims.parse(head.uri(), head.headers().getAll(HeaderNames.FENCING_TOKEN),
+        ClaimParser.ClaimParse parsed = claims.parse(object, head.headers().getAll(HeaderNames.FENCING_TOKEN),
                 head.headers().getAll(HeaderNames.FENCING_HOLDER), head.headers().getAll(HeaderNames.FENCING_TOKEN_SIGNATURE));
         if (parsed instanceof ClaimParser.ClaimParse.Refused refused) {
             return new Answer(refused.problem(), false);
@@ -108,9 +111,17 @@ sealed interface RequestRoute {
             return new Fenced(claim);
         }
         // The object itself, not its job scope: an upload belongs to one key.
-        ResourceKey object = ((ResourcePaths.PathParse.Canonical) ResourcePaths.canonicalise(head.uri())).key();
         return upload instanceof UploadIds.Role.Continues step ? new FencedUploadStep(claim, object, step.uploadId())
                 : new FencedUploadStart(claim, object);
+    }
+
+    private static boolean isS3(StoreIdentity identity) {
+        return identity instanceof S3PathIdentity || identity instanceof S3VirtualHostIdentity;
+    }
+
+    /** A key of one segment, {@code /bucket}: the bucket itself, not an object in it. */
+    private static boolean isBucket(ResourceKey key) {
+        return key.value().indexOf('/', 1) < 0;
     }
 
     private static boolean hasBody(HttpRequest head) {

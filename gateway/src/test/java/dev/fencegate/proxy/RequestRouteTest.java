@@ -7,7 +7,11 @@ import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.http.ClaimRules;
 import dev.fencegate.http.Outcome;
+import dev.fencegate.http.ResourceScopes;
+import dev.fencegate.http.S3PathIdentity;
+import dev.fencegate.http.S3VirtualHostIdentity;
 import dev.fencegate.http.VirtualHosts;
+import dev.fencegate.http.WebDavIdentity;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
@@ -20,8 +24,9 @@ import org.junit.jupiter.api.Test;
 /** Where a head goes, from the head alone: answered (and whether the connection survives), passed, fenced. */
 class RequestRouteTest {
 
-    private static final EdgePolicy POLICY = new EdgePolicy(0, EdgePolicy.MAX_BUFFERED_BODY, 100, Set.of(),
-            new VirtualHosts(List.of("s3.example.com")));
+    private static final EdgePolicy POLICY = new EdgePolicy(0, EdgePolicy.MAX_BUFFERED_BODY, 100, Set.of());
+    private static final ClaimRules CLAIMS = new ClaimRules(new S3PathIdentity(new VirtualHosts(List.of("s3.example.com"))),
+            ResourceScopes.perObject(), Optional.empty());
 
     private static RequestRoute route(HttpMethod method, String uri, String... headers) {
         HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, method, uri);
@@ -29,7 +34,7 @@ class RequestRouteTest {
         for (int i = 0; i < headers.length; i += 2) {
             head.headers().set(headers[i], headers[i + 1]);
         }
-        return RequestRoute.of(head, POLICY, ClaimRules.plain());
+        return RequestRoute.of(head, POLICY, CLAIMS);
     }
 
     @Test
@@ -63,13 +68,35 @@ class RequestRouteTest {
     void aVirtualHostStyleWriteIsRefusedBeforeItsTokenIsRead() {
         HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT, "/key");
         head.headers().set("Host", "bucket.s3.example.com").set("Fencing-Token", "7");
-        RequestRoute route = RequestRoute.of(head, POLICY, ClaimRules.plain());
+        RequestRoute route = RequestRoute.of(head, POLICY, CLAIMS);
         assertThat(((RequestRoute.Answer) route).problem().outcome()).isEqualTo(Outcome.AMBIGUOUS_HOST);
     }
 
     @Test
     void deleteObjectsIsReadWholeBeforeItIsFenced() {
-        assertThat(route(HttpMethod.POST, "/bucket?delete", "Fencing-Token", "7")).isInstanceOf(RequestRoute.DeleteObjects.class);
+        assertThat(route(HttpMethod.POST, "/bucket?delete", "Fencing-Token", "7")).isEqualTo(new RequestRoute.DeleteObjects("/bucket"));
+    }
+
+    @Test
+    void aWriteIsFencedUnderTheObjectItsStoreKindNames() {
+        HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT, "/date%3D2024/part-0/");
+        head.headers().set("Host", "logs.s3.example.com").set("Fencing-Token", "7");
+        ClaimRules virtualHosts = new ClaimRules(new S3VirtualHostIdentity(new VirtualHosts(List.of("s3.example.com"))),
+                ResourceScopes.perObject(), Optional.empty());
+
+        assertThat(RequestRoute.of(head, POLICY, virtualHosts)).isEqualTo(new RequestRoute.Fenced(
+                new FenceClaim(new ResourceKey("/logs/date=2024/part-0"), new FencingToken(7), Optional.empty())));
+    }
+
+    @Test
+    void aWebDavCollectionWriteIsAnsweredAndTheConnectionMayBeKept() {
+        HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.DELETE, "/dir/");
+        head.headers().set("Host", "store.internal").set("Fencing-Token", "7");
+        ClaimRules webDav = new ClaimRules(new WebDavIdentity(), ResourceScopes.perObject(), Optional.empty());
+
+        RequestRoute route = RequestRoute.of(head, POLICY, webDav);
+        assertThat(((RequestRoute.Answer) route).problem().outcome()).isEqualTo(Outcome.AMBIGUOUS_PATH);
+        assertThat(((RequestRoute.Answer) route).close()).isFalse();
     }
 
     @Test

@@ -77,6 +77,11 @@ public final class S3Store implements AutoCloseable {
         return proxy.getPort();
     }
 
+    /** The directory the filesystem blob store keeps buckets and objects in, one file per object. */
+    public Path directory() {
+        return directory;
+    }
+
     public void createBucket(String bucket) {
         blobs.createContainer(bucket);
     }

@@ -1,0 +1,30 @@
+package dev.fencegate.http;
+
+/**
+ * A store of unknown kind, reached over plain HTTP ({@code --store-kind http}): the object is the
+ * canonical path. The Host header is left out of the key, so every Host the store may serve one
+ * namespace under meets one fence (a store serving several namespaces by Host gets fewer fences
+ * than objects, never more). Writes on collection paths are refused, since what the store does
+ * with them is unknown.
+ */
+public record GenericHttpIdentity() implements StoreIdentity {
+
+    @Override
+    public Identified identify(String method, String target, String host, String destination) {
+        if (S3Requests.isDeleteObjects(method, target)) {
+            // The store may be S3 after all: its keys are fenced, not the bucket alone.
+            return ObjectPaths.deleteObjects(ObjectPaths.canonical(target));
+        }
+        return ObjectPaths.refuseCollection(ObjectPaths.canonical(target), kind());
+    }
+
+    @Override
+    public Identified keyInBucket(String bucketPath, String key) {
+        return ObjectPaths.refuseCollection(ObjectPaths.keyPath(bucketPath, key), kind());
+    }
+
+    @Override
+    public String kind() {
+        return "http";
+    }
+}

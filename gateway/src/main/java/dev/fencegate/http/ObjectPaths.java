@@ -1,0 +1,64 @@
+package dev.fencegate.http;
+
+import dev.fencegate.fence.ResourceKey;
+import java.util.Optional;
+
+/** The pieces the store kinds share: the canonical path, collection paths, S3 object and bucket paths. */
+final class ObjectPaths {
+
+    private ObjectPaths() {
+    }
+
+    /** The canonical path of a target, or the ambiguous-path refusal. */
+    static StoreIdentity.Identified canonical(String target) {
+        ResourcePaths.PathParse path = ResourcePaths.canonicalise(target);
+        if (path instanceof ResourcePaths.PathParse.Refused refused) {
+            return refused(Outcome.AMBIGUOUS_PATH, "request target refused: " + refused.detail());
+        }
+        return new StoreIdentity.Identified.Resource(((ResourcePaths.PathParse.Canonical) path).key());
+    }
+
+    /**
+     * A path ending in '/' names a collection: WebDAV's DELETE removes everything under it, each
+     * object with a fence of its own, and a store of unknown kind may do the same.
+     */
+    static StoreIdentity.Identified refuseCollection(StoreIdentity.Identified identified, String kind) {
+        if (identified instanceof StoreIdentity.Identified.Resource resource && resource.key().value().endsWith("/")) {
+            return refused(Outcome.AMBIGUOUS_PATH, "a write to a collection path ('" + resource.key()
+                    + "' ends in '/') would change every object under it; not served for --store-kind " + kind);
+        }
+        return identified;
+    }
+
+    /** S3 stores resolve {@code obj/} to {@code obj} (S3Proxy) or keep both (AWS): one fence covers both. */
+    static StoreIdentity.Identified s3Object(StoreIdentity.Identified identified) {
+        if (identified instanceof StoreIdentity.Identified.Resource resource) {
+            String path = resource.key().value();
+            if (path.length() > 1 && path.endsWith("/")) {
+                return new StoreIdentity.Identified.Resource(new ResourceKey(path.substring(0, path.length() - 1)));
+            }
+        }
+        return identified;
+    }
+
+    /** A DeleteObjects request on a canonical path: it must name exactly a bucket, {@code /bucket} or {@code /bucket/}. */
+    static StoreIdentity.Identified deleteObjects(StoreIdentity.Identified path) {
+        if (!(path instanceof StoreIdentity.Identified.Resource resource)) {
+            return path;
+        }
+        Optional<String> bucketPath = S3Requests.bucketPath(resource.key().value());
+        if (bucketPath.isEmpty()) {
+            return refused(Outcome.AMBIGUOUS_PATH, "DeleteObjects must target a bucket: POST /bucket?delete");
+        }
+        return new StoreIdentity.Identified.KeysInBody(bucketPath.get());
+    }
+
+    /** The path a key takes in a bucket, as clients put it in a PUT's target, canonicalised like one. */
+    static StoreIdentity.Identified keyPath(String bucketPath, String key) {
+        return canonical(DeleteObjectsKeys.target(bucketPath, key));
+    }
+
+    static StoreIdentity.Identified refused(Outcome outcome, String detail) {
+        return new StoreIdentity.Identified.Refused(Problem.of(outcome, detail));
+    }
+}

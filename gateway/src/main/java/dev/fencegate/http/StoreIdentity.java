@@ -1,0 +1,36 @@
+package dev.fencegate.http;
+
+import dev.fencegate.fence.ResourceKey;
+
+/**
+ * How one kind of store names the object a write changes. From the method, the request target,
+ * the Host header and the Destination header, either the resource the fence is checked under
+ * (the object the store will touch, whatever spelling or addressing the client chose) or why the
+ * gateway cannot know it. One implementation per store kind, chosen by {@code --store-kind}.
+ */
+public sealed interface StoreIdentity permits GenericHttpIdentity, WebDavIdentity, S3PathIdentity, S3VirtualHostIdentity {
+
+    /** What a write names. */
+    sealed interface Identified {
+
+        /** One object, fenced under its canonical key. */
+        record Resource(ResourceKey key) implements Identified {
+        }
+
+        /** A DeleteObjects request: its keys are in the body, each in the bucket at {@code bucketPath}. */
+        record KeysInBody(String bucketPath) implements Identified {
+        }
+
+        record Refused(Problem problem) implements Identified {
+        }
+    }
+
+    /** @param host the Host header, null if absent; @param destination the Destination header, null if absent */
+    Identified identify(String method, String target, String host, String destination);
+
+    /** The resource of a key a DeleteObjects body names: the same as the resource of that key's PUT. */
+    Identified keyInBucket(String bucketPath, String key);
+
+    /** The name a problem detail and the README use for this kind. */
+    String kind();
+}

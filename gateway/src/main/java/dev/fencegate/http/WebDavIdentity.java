@@ -1,0 +1,37 @@
+package dev.fencegate.http;
+
+import java.util.Set;
+
+/**
+ * A WebDAV store such as nginx's dav module ({@code --store-kind webdav}). It decodes every
+ * percent-escape and serves one namespace whatever the Host, so the object is the canonical path.
+ * {@code DELETE /dir/} removes the whole collection, each object under it with its own fence, so
+ * writes on collection paths are refused. MOVE and COPY also write the object their Destination
+ * header names, and MKCOL, PROPPATCH, LOCK and UNLOCK change collections and properties: refused.
+ */
+public record WebDavIdentity() implements StoreIdentity {
+
+    private static final Set<String> COLLECTION_AND_COPY_METHODS = Set.of("MOVE", "COPY", "MKCOL", "PROPPATCH", "LOCK", "UNLOCK");
+
+    @Override
+    public Identified identify(String method, String target, String host, String destination) {
+        if (COLLECTION_AND_COPY_METHODS.contains(method)) {
+            return ObjectPaths.refused(Outcome.METHOD_NOT_ALLOWED, method + " is not served for --store-kind webdav"
+                    + (destination == null ? "" : ": it would also write " + destination + ", a second object"));
+        }
+        if (S3Requests.isDeleteObjects(method, target)) {
+            return ObjectPaths.deleteObjects(ObjectPaths.canonical(target));
+        }
+        return ObjectPaths.refuseCollection(ObjectPaths.canonical(target), kind());
+    }
+
+    @Override
+    public Identified keyInBucket(String bucketPath, String key) {
+        return ObjectPaths.refuseCollection(ObjectPaths.keyPath(bucketPath, key), kind());
+    }
+
+    @Override
+    public String kind() {
+        return "webdav";
+    }
+}

@@ -1,0 +1,53 @@
+package dev.fencegate.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** --store-kind picks the identity rules; a kind that cannot work with the other settings fails at start, saying why. */
+class StoreKindTest {
+
+    @Test
+    void theDefaultIsS3PathStyleAndEachKindIsNamedAsItIsWritten() {
+        assertThat(configOf().limits().storeKind()).isEqualTo(StoreKind.S3_PATH);
+        assertThat(configOf("--store-kind", "webdav").limits().storeKind()).isEqualTo(StoreKind.WEBDAV);
+        assertThat(configOf("--store-kind", "http").limits().storeKind()).isEqualTo(StoreKind.HTTP);
+        assertThat(configOf("--store-kind", "s3-virtual-host", "--virtual-host-domains", "s3.example.com,localhost")
+                .limits().storeKind()).isEqualTo(StoreKind.S3_VIRTUAL_HOST);
+    }
+
+    @Test
+    void anUnknownKindNamesTheKindsExpected() {
+        assertThat(catchThrowable(() -> configOf("--store-kind", "S3")))
+                .hasMessageContaining("--store-kind: 'S3' (expected http, webdav, s3-path, s3-virtual-host)");
+    }
+
+    @Test
+    void virtualHostingNeedsTheStoresDomains() {
+        assertThat(catchThrowable(() -> configOf("--store-kind", "s3-virtual-host", "--virtual-host-domains", "")))
+                .hasMessageContaining("--virtual-host-domains: empty (expected the store's base domains");
+    }
+
+    @Test
+    void aDomainUnderAnotherIsRefusedBecauseAHostBelowBothWouldNameTwoBuckets() {
+        assertThat(catchThrowable(() -> configOf("--store-kind", "s3-virtual-host", "--virtual-host-domains", "example,s3.example")))
+                .hasMessageContaining("'s3.example' is under 'example'");
+        assertThat(catchThrowable(() -> configOf("--store-kind", "s3-virtual-host", "--virtual-host-domains", "S3.example")))
+                .hasMessageContaining("expected a lower-case host name");
+        assertThat(catchThrowable(() -> configOf("--store-kind", "s3-virtual-host", "--virtual-host-domains", "localhost:9000")))
+                .hasMessageContaining("without port");
+    }
+
+    private static GatewayConfig configOf(String... args) {
+        GatewayOptionsTest.Wrapper wrapper = new GatewayOptionsTest.Wrapper();
+        String[] all = new String[args.length + 2];
+        all[0] = "--upstream";
+        all[1] = "http://127.0.0.1:9000";
+        System.arraycopy(args, 0, all, 2, args.length);
+        new CommandLine(wrapper).parseArgs(all);
+        return wrapper.options.toConfig(Map.of());
+    }
+}

@@ -1,0 +1,115 @@
+package dev.fencegate.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencegate.fence.ResourceKey;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The README's identity table, row by row: each spelling and addressing, and the resource it is fenced under or its refusal. */
+class StoreIdentityTest {
+
+    private static final VirtualHosts DOMAINS = new VirtualHosts(List.of("s3.example", "localhost"));
+    private static final Map<String, StoreIdentity> KINDS = Map.of(
+            "http", new GenericHttpIdentity(),
+            "webdav", new WebDavIdentity(),
+            "s3-path", new S3PathIdentity(DOMAINS),
+            "s3-virtual-host", new S3VirtualHostIdentity(DOMAINS));
+
+    /** kind, method, target, Host, resource ("400 tag" for a refusal). */
+    static Stream<Arguments> table() {
+        return Stream.of(
+                row("http", "PUT", "/b/date=2024/part-0", "store", "/b/date=2024/part-0"),
+                row("http", "PUT", "/b/date%3D2024/part-0", "store", "/b/date=2024/part-0"),
+                row("http", "PUT", "/b/date%3d2024/part-0", "other-name", "/b/date=2024/part-0"),
+                row("http", "PUT", "/b/k%3A%40%21%24%26%27%28%29%2A%2C", "store", "/b/k:@!$&'()*,"),
+                row("http", "PUT", "/b/caf%c3%a9", "store", "/b/caf%C3%A9"),
+                row("http", "PUT", "/b/a%2Bb", "store", "/b/a%2Bb"),
+                row("http", "PUT", "/b/a+b", "store", "400 ambiguous-path"),
+                row("http", "PUT", "/b/a;b", "store", "400 ambiguous-path"),
+                row("http", "PUT", "/b/a%2Fb", "store", "400 ambiguous-path"),
+                row("http", "DELETE", "/b/dir/", "store", "400 ambiguous-path"),
+                row("http", "PUT", "/b/dir/", "store", "400 ambiguous-path"),
+                row("http", "PUT", "/b/k", "b.localhost", "/b/k"),
+                row("webdav", "PUT", "/b/date%3D2024/part-0", "store", "/b/date=2024/part-0"),
+                row("webdav", "DELETE", "/b/dir/", "store", "400 ambiguous-path"),
+                row("webdav", "DELETE", "/b/dir", "store", "/b/dir"),
+                row("webdav", "MOVE", "/b/x", "store", "405 method-not-allowed"),
+                row("webdav", "COPY", "/b/x", "store", "405 method-not-allowed"),
+                row("webdav", "MKCOL", "/b/dir/", "store", "405 method-not-allowed"),
+                row("s3-path", "PUT", "/b/date%3D2024/part-0", "localhost:9000", "/b/date=2024/part-0"),
+                row("s3-path", "PUT", "/b/k/", "localhost", "/b/k"),
+                row("s3-path", "DELETE", "/b/k/", "127.0.0.1:9000", "/b/k"),
+                row("s3-path", "PUT", "/b/", "localhost", "/b"),
+                row("s3-path", "PUT", "/k", "b.localhost", "400 ambiguous-host"),
+                row("s3-path", "PUT", "/k", "B.S3.Example.", "400 ambiguous-host"),
+                row("s3-virtual-host", "PUT", "/b/k", "localhost:9000", "/b/k"),
+                row("s3-virtual-host", "PUT", "/k", "b.localhost:9000", "/b/k"),
+                row("s3-virtual-host", "PUT", "/k", "b.s3.example", "/b/k"),
+                row("s3-virtual-host", "PUT", "/k/", "b.s3.example", "/b/k"),
+                row("s3-virtual-host", "PUT", "/", "b.s3.example", "/b"),
+                row("s3-virtual-host", "PUT", "/k%3D1", "my.bucket.s3.example", "/my.bucket/k=1"),
+                row("s3-virtual-host", "PUT", "/k", "b", "/b/k"), // CNAME style: any other name is the bucket
+                row("s3-virtual-host", "PUT", "/k", "b.cdn.example:80", "/b.cdn.example/k"),
+                row("s3-virtual-host", "PUT", "/k", "B.localhost", "400 ambiguous-host"),
+                row("s3-virtual-host", "PUT", "/k", "b.localhost.", "400 ambiguous-host"),
+                row("s3-virtual-host", "PUT", "/k", "127.0.0.1:9000", "400 ambiguous-host"),
+                row("s3-virtual-host", "PUT", "/k", "[::1]:9000", "400 ambiguous-host"),
+                row("s3-virtual-host", "PUT", "/k", "b.localhost:x", "400 ambiguous-host"),
+                row("s3-virtual-host", "PUT", "/k", null, "400 ambiguous-host"),
+                row("s3-virtual-host", "PUT", "/k", "-b.localhost", "400 ambiguous-host"),
+                row("s3-virtual-host", "PUT", "/k", "a..b", "400 ambiguous-host"),
+                row("s3-virtual-host", "PUT", "/k%2F", "b.localhost", "400 ambiguous-path"));
+    }
+
+    private static Arguments row(String kind, String method, String target, String host, String expected) {
+        return Arguments.of(kind, method, target, host, expected);
+    }
+
+    @ParameterizedTest(name = "{0}: {1} {2} Host {3} -> {4}")
+    @MethodSource("table")
+    void eachSpellingIsFencedAsTheObjectTheStoreTouchesOrRefused(String kind, String method, String target, String host,
+                                                                 String expected) {
+        StoreIdentity.Identified identified = KINDS.get(kind).identify(method, target, host, null);
+
+        if (expected.startsWith("/")) {
+            assertThat(identified).isEqualTo(new StoreIdentity.Identified.Resource(new ResourceKey(expected)));
+        } else {
+            assertThat(identified).isInstanceOfSatisfying(StoreIdentity.Identified.Refused.class, refused -> {
+                assertThat(refused.problem().outcome().status() + " " + refused.problem().outcome().tag()).isEqualTo(expected);
+                assertThat(refused.problem().detail()).isNotBlank();
+            });
+        }
+    }
+
+    @Test
+    void aDeleteObjectsKeyIsFencedAsThePutOfThatKey() {
+        for (StoreIdentity identity : List.of(KINDS.get("s3-path"), KINDS.get("s3-virtual-host"))) {
+            assertThat(identity.keyInBucket("/b", "date=2024/part-0")).isEqualTo(identity.identify("PUT", "/b/date%3D2024/part-0", "localhost", null));
+            assertThat(identity.keyInBucket("/b", "dir/")).isEqualTo(identity.identify("PUT", "/b/dir/", "localhost", null));
+            assertThat(identity.keyInBucket("/b", "k:v")).isEqualTo(identity.identify("PUT", "/b/k:v", "localhost", null));
+        }
+        assertThat(KINDS.get("webdav").keyInBucket("/b", "dir/")).isInstanceOf(StoreIdentity.Identified.Refused.class);
+    }
+
+    @Test
+    void deleteObjectsIsReadInTheBucketTheHostNames() {
+        StoreIdentity identity = KINDS.get("s3-virtual-host");
+
+        assertThat(identity.identify("POST", "/?delete", "logs.s3.example", null)).isEqualTo(new StoreIdentity.Identified.KeysInBody("/logs"));
+        assertThat(identity.identify("POST", "/logs/?delete", "s3.example", null)).isEqualTo(new StoreIdentity.Identified.KeysInBody("/logs"));
+        assertThat(identity.identify("POST", "/k?delete", "logs.s3.example", null)).isInstanceOf(StoreIdentity.Identified.Refused.class);
+    }
+
+    @Test
+    void aWebDavCopyNamesItsDestinationInTheRefusal() {
+        StoreIdentity.Identified identified = KINDS.get("webdav").identify("COPY", "/b/x", "store", "http://store/b/y");
+
+        assertThat(((StoreIdentity.Identified.Refused) identified).problem().detail()).contains("http://store/b/y");
+    }
+}
