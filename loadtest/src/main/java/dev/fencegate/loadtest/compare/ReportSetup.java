@@ -18,7 +18,8 @@ record ReportSetup(CompareSettings settings, Optional<NginxBinary> nginx, Map<St
         setup.put("nginx", nginx.map(n -> n.version() + ", worker_processes " + settings.nginxWorkers()).orElse("not used"));
         setup.put("load", (settings.reads() ? "GET without a token (unfenced reads), " : "PUT, " + settings.bodySize() + "-byte bodies, ") + settings.connections()
                 + " keep-alive connections, " + settings.resources() + " resources per target overwritten in turn, "
-                + "steady Fencing-Token per resource (one token base for the whole comparison: priming raises each fence once, measured writes carry the current token), "
+                + (settings.reads() ? "" : "workload " + settings.workload().cliName() + ": " + settings.workload().description()
+                        + " (one token base and one token book per target for the whole comparison: priming raises each fence once), ")
                 + LoadSettings.defaultThreads(settings.connections()) + " client event loop(s), generator in the runner's JVM");
         setup.put("saturation runs", "closed loop, " + phases(settings.saturation()) + ", " + settings.rounds() + " round(s)");
         setup.put("fixed-rate runs", "open loop, latency from the intended send time, " + phases(settings.fixedRate())
