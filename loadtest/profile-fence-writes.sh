@@ -6,7 +6,7 @@
 # profiled run (thread dumps by SIGQUIT twice a second, a JFR recording of on-CPU samples).
 #   loadtest/profile-fence-writes.sh [workload ...]    (default: new-objects raises mixed same-token)
 # Environment: DURATION (measured seconds, 10), PRIME (unmeasured seconds first, 15: the JIT compiles the
-# fence-changing path during it, and its compiler threads would otherwise be half the CPU per write), CONNECTIONS (32), PG_PORT (55432), POOL (--db-pool-size, 16),
+# fence-changing path during it, and its compiler threads would otherwise be half the CPU per write), CONNECTIONS (32), PG_PORT (56543), POOL (--db-pool-size, 16),
 # PORT_BASE (19580: store, gateway, admin), OUT (default loadtest/reports/profile-<timestamp>).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +16,7 @@ workloads=("$@")
 duration=${DURATION:-10}
 prime=${PRIME:-15}
 connections=${CONNECTIONS:-32}
-pg_port=${PG_PORT:-55432}
+pg_port=${PG_PORT:-56543}
 pool=${POOL:-16}
 port_base=${PORT_BASE:-19580}
 store_port=$port_base gateway_port=$((port_base + 1)) admin_port=$((port_base + 2))
@@ -26,6 +26,14 @@ out=$(cd "$out" && pwd)
 loadtest_jar=loadtest/target/fencegate-loadtest.jar
 gateway_jar=gateway/target/fencegate.jar
 [[ -f $loadtest_jar && -f $gateway_jar ]] || ./mvnw -q -DskipTests package
+
+# Another engineer's server on one of these ports would be measured (and wiped of its statistics) instead.
+for port in "$pg_port" "$store_port" "$gateway_port" "$admin_port"; do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    echo "port $port is in use: choose others with PG_PORT or PORT_BASE" >&2
+    exit 1
+  fi
+done
 
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 pg_dir=$(mktemp -d /tmp/fencegate-profile-pg.XXXXXX)
