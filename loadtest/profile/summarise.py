@@ -18,7 +18,7 @@ def group(thread):
 def classify_stack(frames, state):
     text = "\n".join(frames)
     if "ArrayBlockingQueue.take" in text or "LinkedBlockingQueue.take" in text:
-        return "idle: waiting for a claim in the queue"
+        return "idle: waiting on its queue"
     if "HikariPool.getConnection" in text and ("park" in text or "ConcurrentBag.borrow" in text):
         return "waiting for a pool connection"
     if "org.postgresql" in text and re.search(r"(SocketInputStream|NioSocketImpl|SocketDispatcher)\.read|socketRead", text):
@@ -36,6 +36,11 @@ def classify_stack(frames, state):
     return "other runnable"
 
 
+# The JVM's own threads: compilers, GC helpers, JFR. Their CPU shows in the /proc split instead.
+JVM_OWN = ("Reference Handler", "Finalizer", "Signal Dispatcher", "Common-Cleaner", "Cleaner", "Attach Listener",
+           "Notification Thread", "DestroyJavaVM", "C1 ", "C2 ", "Sweeper", "Service Thread", "Monitor Deflation", "JFR ")
+
+
 def threads(path):
     counts = collections.defaultdict(collections.Counter)
     with open(path, encoding="utf-8", errors="replace") as f:
@@ -47,8 +52,7 @@ def threads(path):
                 continue
             name = group(head.group(1))
             state = re.search(r"java.lang.Thread.State: (\w+)", block)
-            if not state or name in ("Reference Handler", "Finalizer", "Signal Dispatcher", "Common-Cleaner",
-                                     "Attach Listener", "Notification Thread", "DestroyJavaVM"):
+            if not state or name.startswith(JVM_OWN):
                 continue
             frames = [line.strip() for line in block.splitlines() if line.strip().startswith("at ")]
             counts[name][classify_stack(frames, state.group(1))] += 1

@@ -59,7 +59,7 @@ public final class MarkdownReport {
         md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Headline h : rows) {
             row(md, h.store(), Numbers.rate(h.gatewayThroughput()), orNa(h.ratioToNginx(), Numbers::plain),
-                    orNa(h.gatewayCpuMicros(), Numbers::plain), orNa(h.postgresCpuMicros(), Numbers::plain),
+                    orNa(h.gatewayCpuMicros(), Numbers::tenths), orNa(h.postgresCpuMicros(), Numbers::tenths),
                     orNa(h.commitsPerWrite(), Numbers::plain), orNa(h.halfSaturationRate(), Numbers::rate),
                     orNa(h.gatewayP99Ms(), Numbers::millis), orNa(h.nginxP99Ms(), Numbers::millis));
         }
