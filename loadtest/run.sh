@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The standard comparison: direct, via nginx and via the gateway, interleaved; report in
-# loadtest/reports/<timestamp>/. Arguments go to `compare` (try --help, --quick).
+# loadtest/reports/<timestamp>/. Arguments go to `compare` (try --help, --quick, --workload raises).
 # Builds when a jar is missing or older than a source; installs nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -22,11 +22,20 @@ public final class LoadGenerator {
     }
 
     public static Measurement run(LoadSettings settings) throws InterruptedException {
+        return run(settings, TokenBook.of(settings));
+    }
+
+    /** A run that starts from the tokens and new-object names {@code book} reached, and moves it on. */
+    public static Measurement run(LoadSettings settings, TokenBook book) throws InterruptedException {
+        if (!book.fits(settings)) {
+            throw new IllegalArgumentException("token book of other resources than " + settings.prefix()
+                    + " x " + settings.resources());
+        }
         Transport transport = Transport.pick();
         EventLoopGroup group = transport.group(settings.threads());
         RequestFactory requests = new RequestFactory(settings);
         try {
-            List<ShardOnLoop> shards = connect(settings, transport, group, requests);
+            List<ShardOnLoop> shards = connect(settings, transport, group, requests, book);
             long start = System.nanoTime() + START_DELAY_NANOS;
             long measureFrom = start + settings.warmup().toNanos();
             long end = measureFrom + settings.duration().toNanos();
@@ -50,7 +59,7 @@ public final class LoadGenerator {
     }
 
     private static List<ShardOnLoop> connect(LoadSettings settings, Transport transport, EventLoopGroup group,
-                                       RequestFactory requests) throws InterruptedException {
+                                       RequestFactory requests, TokenBook book) throws InterruptedException {
         List<ShardOnLoop> shards = new ArrayList<>();
         for (int i = 0; i < settings.threads(); i++) {
             shards.add(ShardOnLoop.on(group.next()));
@@ -60,7 +69,6 @@ public final class LoadGenerator {
                 .remoteAddress(settings.url().getHost(), settings.port())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5_000);
-        TokenBook book = new TokenBook(settings.prefix(), settings.resources(), settings.tokenBase());
         SplittableRandom seeds = new SplittableRandom(settings.seed());
         List<ChannelFuture> connecting = new ArrayList<>();
         for (int c = 0; c < settings.connections(); c++) {

@@ -26,8 +26,8 @@ public record LoadSettings(
         require(!duration.isNegative() && !duration.isZero(), "duration", duration, "> 0");
         require(!warmup.isNegative(), "warmup", warmup, ">= 0");
         require(!timeout.isNegative() && !timeout.isZero(), "timeout", timeout, "> 0");
-        require(pattern != TokenPattern.BUMPS || reads || resources >= connections, "resources", resources,
-                ">= connections (" + connections + ") for bumps, so each resource has one writer");
+        require(!pattern.raisesTokens() || reads || resources >= connections, "resources", resources,
+                ">= connections (" + connections + ") for " + pattern + ", so each resource has one writer");
         require(prefix.startsWith("/"), "prefix", prefix, "a path starting with /");
         method = reads ? "GET" : method.toUpperCase(java.util.Locale.ROOT);
     }
@@ -84,6 +84,11 @@ public record LoadSettings(
     public LoadSettings withReads(boolean onlyReads) {
         return new LoadSettings(url, onlyReads ? "GET" : method, bodySize, connections, threads, warmup, duration, drain, timeout,
                 rate, saturate, resources, prefix, pattern, share, onlyReads, tokenBase, seed);
+    }
+
+    public LoadSettings withPattern(TokenPattern tokens) {
+        return new LoadSettings(url, method, bodySize, connections, threads, warmup, duration, drain, timeout,
+                rate, saturate, resources, prefix, tokens, share, reads, tokenBase, seed);
     }
 
     public LoadSettings withLoad(int bodyBytes, int conns, int resourceCount) {

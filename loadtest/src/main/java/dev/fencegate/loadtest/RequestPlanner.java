@@ -8,9 +8,14 @@ import java.util.random.RandomGenerator;
  * {@code c, c+n, c+2n, ...}, so a resource's writes travel in order on one connection and a
  * bumped token cannot overtake its predecessor and turn it stale. A stale write goes only to
  * a resource this connection has already written with its current token: before its first
- * write a resource has no fence, and any token is admitted.
+ * write a resource has no fence, and any token is admitted. New objects are named by the book,
+ * never twice, and carry its token base.
  */
 final class RequestPlanner {
+    /** Of {@link TokenPattern#MIXED} writes: raises, then new objects; the rest carry the current token. */
+    static final double MIXED_RAISES = 0.01;
+    static final double MIXED_NEW_OBJECTS = 0.09;
+
     private final TokenBook book;
     private final TokenPattern pattern;
     private final double share;
@@ -35,24 +40,43 @@ final class RequestPlanner {
     }
 
     PlannedRequest next() {
-        int resource = nextResource();
-        String path = book.path(resource);
         if (reads) {
-            return PlannedRequest.read(path);
+            return PlannedRequest.read(book.path(nextResource()));
         }
         return switch (pattern) {
-            case STEADY, HOT -> current(resource, path);
-            case BUMPS -> new PlannedRequest(path,
-                    random.nextDouble() < share ? book.bump(resource) : book.current(resource), false);
-            case STALE -> random.nextDouble() < share && written.get(resource)
-                    ? new PlannedRequest(path, book.current(resource) - 1, true)
-                    : current(resource, path);
+            case STEADY, HOT -> current(nextResource());
+            case BUMPS -> random.nextDouble() < share ? raise(nextResource()) : current(nextResource());
+            case STALE -> stale(nextResource());
+            case NEW_OBJECTS -> newObject();
+            case RAISES -> raise(nextResource());
+            case MIXED -> mixed(random.nextDouble());
         };
     }
 
-    private PlannedRequest current(int resource, String path) {
+    private PlannedRequest mixed(double draw) {
+        if (draw < MIXED_RAISES) {
+            return raise(nextResource());
+        }
+        return draw < MIXED_RAISES + MIXED_NEW_OBJECTS ? newObject() : current(nextResource());
+    }
+
+    private PlannedRequest stale(int resource) {
+        return random.nextDouble() < share && written.get(resource)
+                ? new PlannedRequest(book.path(resource), book.current(resource) - 1, true)
+                : current(resource);
+    }
+
+    private PlannedRequest current(int resource) {
         written.set(resource);
-        return new PlannedRequest(path, book.current(resource), false);
+        return new PlannedRequest(book.path(resource), book.current(resource), false);
+    }
+
+    private PlannedRequest raise(int resource) {
+        return new PlannedRequest(book.path(resource), book.bump(resource), false);
+    }
+
+    private PlannedRequest newObject() {
+        return new PlannedRequest(book.newObjectPath(), book.base(), false);
     }
 
     private int nextResource() {

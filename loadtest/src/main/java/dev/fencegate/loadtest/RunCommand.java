@@ -50,14 +50,19 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--timeout", defaultValue = "10", description = "Response timeout seconds (default: ${DEFAULT-VALUE})")
     double timeoutSeconds;
 
-    @Option(names = "--resources", defaultValue = "1024", description = "Distinct resources (default: ${DEFAULT-VALUE})")
-    int resources;
+    @Option(names = "--resources", description = "Distinct resources (default: 1024, or the workload's)")
+    Integer resources;
 
     @Option(names = "--prefix", defaultValue = "/loadtest", description = "Path prefix of the resources (default: ${DEFAULT-VALUE})")
     String prefix;
 
-    @Option(names = "--pattern", defaultValue = "STEADY", description = "STEADY, BUMPS, STALE or HOT (default: ${DEFAULT-VALUE})")
+    @Option(names = "--pattern", defaultValue = "STEADY",
+            description = "STEADY, BUMPS, STALE, HOT, NEW_OBJECTS, RAISES or MIXED (default: ${DEFAULT-VALUE})")
     TokenPattern pattern;
+
+    @Option(names = "--workload", converter = Workload.Converter.class,
+            description = "same-token, new-objects, raises or mixed: sets --pattern and the default --resources")
+    Workload workload;
 
     @Option(names = "--share", defaultValue = "0.1", description = "Share of writes that bump or go stale (default: ${DEFAULT-VALUE})")
     double share;
@@ -73,7 +78,9 @@ final class RunCommand implements Callable<Integer> {
         LoadSettings settings = new LoadSettings(url, method, bodySize, connections,
                 threads == null ? LoadSettings.defaultThreads(connections) : threads,
                 seconds(warmupSeconds), seconds(durationSeconds), seconds(drainSeconds), seconds(timeoutSeconds),
-                rate, mode == Mode.SATURATE, resources, prefix, pattern, share, reads,
+                rate, mode == Mode.SATURATE,
+                resources != null ? resources : workload != null ? workload.defaultResources() : 1024,
+                prefix, workload != null ? workload.pattern() : pattern, share, reads,
                 tokenBase == null ? TokenBook.baseFromClock() : tokenBase, seed);
         RunResult result = LoadGenerator.run(settings).result();
         System.out.println(Json.MAPPER.writeValueAsString(result));

@@ -1,19 +1,29 @@
 package dev.fencegate.loadtest;
 
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * The current token of every resource. Atomic because a hot resource is written from every
- * event loop; elsewhere each resource has a single writer.
+ * The current token of every resource, and the names of new objects. Atomic because a hot
+ * resource is written from every event loop; elsewhere each resource has a single writer. A
+ * comparison keeps one book per target across its runs, so raised tokens carry on from run to
+ * run and no new object is named twice.
  */
-final class TokenBook {
+public final class TokenBook {
     private final AtomicLongArray current;
     private final String[] paths;
+    private final String prefix;
+    private final long base;
+    private final String newObjectStem;
+    private final AtomicLong newObjects = new AtomicLong();
 
-    TokenBook(String prefix, int resources, long base) {
+    public TokenBook(String prefix, int resources, long base) {
         if (base < 1) {
             throw new IllegalArgumentException("token base: " + base + " (expected: >= 1, so a stale token stays >= 0)");
         }
+        this.prefix = prefix;
+        this.base = base;
         current = new AtomicLongArray(resources);
         paths = new String[resources];
         String stem = prefix.endsWith("/") ? prefix : prefix + "/";
@@ -21,6 +31,14 @@ final class TokenBook {
             current.set(i, base);
             paths[i] = stem + "r" + i;
         }
+        // Fence rows outlive a run: a name from an earlier book would not be a new object.
+        newObjectStem = stem + "new-" + Long.toString(System.currentTimeMillis(), 36)
+                + Integer.toString(ThreadLocalRandom.current().nextInt(1 << 24), 36) + "-";
+    }
+
+    /** The book a run of these settings starts from. */
+    public static TokenBook of(LoadSettings settings) {
+        return new TokenBook(settings.prefix(), settings.resources(), settings.tokenBase());
     }
 
     /**
@@ -31,12 +49,25 @@ final class TokenBook {
         return System.currentTimeMillis() * 1_000;
     }
 
+    boolean fits(LoadSettings settings) {
+        return settings.prefix().equals(prefix) && settings.resources() == paths.length;
+    }
+
     int resources() {
         return paths.length;
     }
 
+    long base() {
+        return base;
+    }
+
     String path(int resource) {
         return paths[resource];
+    }
+
+    /** A path no earlier call of any book has returned. */
+    String newObjectPath() {
+        return newObjectStem + newObjects.incrementAndGet();
     }
 
     long current(int resource) {

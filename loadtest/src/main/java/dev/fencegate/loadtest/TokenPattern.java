@@ -9,5 +9,16 @@ public enum TokenPattern {
     /** A share of writes carry a token one below the current one and should be refused. */
     STALE,
     /** Every connection writes the same resource with its current token. */
-    HOT
+    HOT,
+    /** Every write goes to a path never written before, with the run's token base: a new fence row each. */
+    NEW_OBJECTS,
+    /** Every write raises its resource's token by one: each one changes a fence. */
+    RAISES,
+    /** The fleet's mix: mostly the current token, some new objects, a few raises (see {@link RequestPlanner}). */
+    MIXED;
+
+    /** Patterns that raise tokens need one writer per resource, or a raise would turn a write in flight stale. */
+    boolean raisesTokens() {
+        return this == BUMPS || this == RAISES || this == MIXED;
+    }
 }

@@ -34,6 +34,10 @@ final class FencingTestServer implements AutoCloseable {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
     }
 
+    int pathsWritten() {
+        return fences.size();
+    }
+
     private void handle(HttpExchange exchange) throws IOException {
         exchange.getRequestBody().readAllBytes();
         long n = requests.incrementAndGet();

@@ -3,6 +3,7 @@ package dev.fencegate.loadtest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -50,6 +51,28 @@ class LoadGeneratorIntegrationTest {
             assertThat(counts.errors()).isZero();
             assertThat(counts.success()).isEqualTo(counts.answered());
             assertThat(server.requests.get()).isGreaterThan(counts.answered());
+        }
+    }
+
+    @Test
+    void runs_sharing_a_token_book_keep_raising_and_creating_objects_without_a_single_refusal() throws Exception {
+        try (FencingTestServer server = new FencingTestServer(0)) {
+            LoadSettings raises = LoadSettings.defaults(server.url())
+                    .withPattern(TokenPattern.RAISES)
+                    .withLoad(256, 4, 8)
+                    .withPhases(Duration.ZERO, Duration.ofMillis(500), Duration.ofSeconds(2))
+                    .atRate(0);
+            TokenBook book = TokenBook.of(raises);
+
+            for (TokenPattern pattern : List.of(TokenPattern.RAISES, TokenPattern.NEW_OBJECTS, TokenPattern.MIXED,
+                    TokenPattern.RAISES)) {
+                Counts counts = LoadGenerator.run(raises.withPattern(pattern), book).counts();
+                assertThat(counts.errors()).as(pattern.name()).isZero();
+                assertThat(counts.success()).as(pattern.name()).isEqualTo(counts.answered()).isPositive();
+            }
+
+            assertThat(server.refused.get()).isZero();
+            assertThat(server.pathsWritten()).isGreaterThan(8 + 100);
         }
     }
 }

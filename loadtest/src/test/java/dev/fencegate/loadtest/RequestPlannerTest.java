@@ -100,6 +100,100 @@ class RequestPlannerTest {
         assertThat(plan(planner, 20)).noneMatch(PlannedRequest::hasToken).noneMatch(PlannedRequest::expectStale);
     }
 
+    @Test
+    void new_objects_never_repeat_a_path_across_connections_or_books_and_carry_the_token_base() {
+        TokenBook book = new TokenBook("/p", 64, BASE);
+        TokenBook laterBook = new TokenBook("/p", 64, BASE);
+        Set<String> paths = new HashSet<>();
+        List<PlannedRequest> planned = new java.util.ArrayList<>();
+        for (TokenBook each : List.of(book, laterBook)) {
+            for (int connection = 0; connection < 8; connection++) {
+                planned.addAll(plan(new RequestPlanner(each, TokenPattern.NEW_OBJECTS, 0, false,
+                        new SplittableRandom(connection), connection, 8), 500));
+            }
+        }
+
+        planned.forEach(p -> assertThat(paths.add(p.path())).as(p.path()).isTrue());
+        assertThat(paths).hasSize(8_000).allMatch(path -> path.startsWith("/p/new-"));
+        assertThat(paths).doesNotContain(book.path(0), book.path(63));
+        assertThat(planned).extracting(PlannedRequest::token).containsOnly(BASE);
+    }
+
+    @Test
+    void raises_go_one_above_the_last_token_of_their_resource_and_each_resource_has_one_connection() {
+        TokenBook book = new TokenBook("/p", 1000, BASE);
+        List<RequestPlanner> planners = IntStream.range(0, 32).mapToObj(c -> new RequestPlanner(book,
+                TokenPattern.RAISES, 0, false, new SplittableRandom(c), c, 32)).toList();
+        Map<String, Long> last = new HashMap<>();
+        Map<String, Integer> writerOf = new HashMap<>();
+
+        for (int turn = 0; turn < 200; turn++) {
+            for (int connection = 0; connection < planners.size(); connection++) {
+                PlannedRequest request = planners.get(connection).next();
+                assertThat(writerOf.putIfAbsent(request.path(), connection)).isIn(null, connection);
+                assertThat(request.token()).isEqualTo(last.getOrDefault(request.path(), BASE) + 1);
+                last.put(request.path(), request.token());
+            }
+        }
+
+        assertThat(writerOf).hasSize(1000);
+        assertThat(last.values()).allMatch(token -> token > BASE);
+    }
+
+    @Test
+    void mixed_is_ninety_percent_current_nine_percent_new_objects_and_one_percent_raises() {
+        TokenBook book = new TokenBook("/p", 1024, BASE);
+        RequestPlanner planner = planner(book, TokenPattern.MIXED, 0);
+        Map<String, Long> last = new HashMap<>();
+        int raises = 0;
+        int newObjects = 0;
+        int current = 0;
+
+        List<PlannedRequest> planned = plan(planner, 100_000);
+
+        assertThat(planned).noneMatch(PlannedRequest::expectStale);
+        for (PlannedRequest request : planned) {
+            long before = last.getOrDefault(request.path(), BASE);
+            if (request.path().startsWith("/p/new-")) {
+                assertThat(last).doesNotContainKey(request.path());
+                assertThat(request.token()).isEqualTo(BASE);
+                newObjects++;
+            } else if (request.token() == before + 1) {
+                raises++;
+            } else {
+                assertThat(request.token()).isEqualTo(before);
+                current++;
+            }
+            last.put(request.path(), request.token());
+        }
+
+        assertThat(raises / 100_000.0).isCloseTo(0.01, within(0.002));
+        assertThat(newObjects / 100_000.0).isCloseTo(0.09, within(0.005));
+        assertThat(current / 100_000.0).isCloseTo(0.90, within(0.005));
+    }
+
+    @Test
+    void workloads_are_named_as_on_the_command_line_and_an_unknown_name_says_what_was_expected() {
+        assertThat(Workload.named("new-objects")).isEqualTo(Workload.NEW_OBJECTS);
+        assertThat(Workload.named("raises").defaultResources()).isEqualTo(1000);
+        assertThat(java.util.Arrays.stream(Workload.values()).map(Workload::cliName))
+                .containsExactly("same-token", "new-objects", "raises", "mixed");
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> Workload.named("raise"))
+                .withMessage("workload: raise (expected: same-token, new-objects, raises, mixed)");
+    }
+
+    @Test
+    void raising_workloads_need_a_resource_per_connection_at_least() {
+        LoadSettings defaults = LoadSettings.defaults(java.net.URI.create("http://127.0.0.1:1"));
+        for (TokenPattern pattern : List.of(TokenPattern.RAISES, TokenPattern.MIXED, TokenPattern.BUMPS)) {
+            org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                    .isThrownBy(() -> defaults.withPattern(pattern).withLoad(4096, 32, 31))
+                    .withMessageContaining("resources: 31 (expected: >= connections (32)");
+        }
+        assertThat(defaults.withPattern(TokenPattern.NEW_OBJECTS).withLoad(4096, 32, 1).resources()).isEqualTo(1);
+    }
+
     /** The only connection, so it owns every resource. */
     private static RequestPlanner planner(TokenBook book, TokenPattern pattern, double share) {
         return new RequestPlanner(book, pattern, share, false, new SplittableRandom(42), 0, 1);

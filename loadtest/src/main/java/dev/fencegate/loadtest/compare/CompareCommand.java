@@ -1,5 +1,6 @@
 package dev.fencegate.loadtest.compare;
 
+import dev.fencegate.loadtest.Workload;
 import dev.fencegate.loadtest.report.MarkdownReport;
 import dev.fencegate.loadtest.report.Report;
 import java.nio.file.Path;
@@ -40,9 +41,14 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--body-size", defaultValue = "4096", description = "(default: ${DEFAULT-VALUE})")
     int bodySize;
 
-    @Option(names = "--resources", defaultValue = "1024",
-            description = "Resources per target, overwritten in turn (default: ${DEFAULT-VALUE})")
-    int resources;
+    @Option(names = "--resources",
+            description = "Resources per target, overwritten in turn (default: 1024; 1000 with --workload raises)")
+    Integer resources;
+
+    @Option(names = "--workload", defaultValue = "same-token", converter = Workload.Converter.class,
+            description = "same-token, new-objects, raises or mixed (90%% same token, 9%% new objects, 1%% raises)"
+                    + " (default: ${DEFAULT-VALUE})")
+    Workload workload;
 
     @Option(names = "--fractions", defaultValue = "0.25,0.5,0.75", split = ",",
             description = "Fixed rates as fractions of a saturation throughput (default: ${DEFAULT-VALUE})")
@@ -82,8 +88,9 @@ public final class CompareCommand implements Callable<Integer> {
                 quick ? Phases.ofSeconds(1, 2) : Phases.ofSeconds(2, 5),
                 quick ? Phases.ofSeconds(0.5, 2) : Phases.ofSeconds(1, 4),
                 Duration.ofSeconds(quick ? 1 : 2),
-                fractions, ratesOf, connections, bodySize, resources, storeDelayMs, dbUrl, dbUser, dbPassword,
-                !quick, !noNginx, nginxCommand, nginxWorkers, gatewayHeap, reads);
+                fractions, ratesOf, connections, bodySize, resources != null ? resources : workload.defaultResources(),
+                storeDelayMs, dbUrl, dbUser, dbPassword,
+                !quick, !noNginx, nginxCommand, nginxWorkers, gatewayHeap, reads, workload);
         try {
             Report report = new CompareRunner(settings, System.out).run();
             System.out.println();

@@ -4,6 +4,8 @@ import dev.fencegate.loadtest.LoadGenerator;
 import dev.fencegate.loadtest.LoadSettings;
 import dev.fencegate.loadtest.Measurement;
 import dev.fencegate.loadtest.RunResult;
+import dev.fencegate.loadtest.TokenBook;
+import dev.fencegate.loadtest.Workload;
 import dev.fencegate.loadtest.report.Background;
 import dev.fencegate.loadtest.report.GatewayCost;
 import dev.fencegate.loadtest.report.LatencySeries;
@@ -32,10 +34,13 @@ final class CompareRunner {
     private final List<RunRecord> runs = new ArrayList<>();
     private final LatencySeries series = new LatencySeries();
     /**
-     * One first token for the whole comparison: priming raises each resource's fence once, and
-     * every measured write after it carries its resource's current token, the steady case.
+     * One first token for the whole comparison, and one token book per target kept from run to
+     * run: priming raises each resource's fence once, a measured same-token write carries its
+     * resource's current token, a raise goes one above the last raise of any earlier run, and no
+     * run writes an object another run created.
      */
     private final long tokenBase = LoadSettings.tokenBaseFromClock();
+    private final Map<String, TokenBook> books = new HashMap<>();
     private int stepsDone;
     private int stepsPlanned;
 
@@ -85,7 +90,9 @@ final class CompareRunner {
                 notes.add("PostgreSQL statistics were not readable at " + settings.dbUrl() + ": commits per write are missing.");
             }
             Background background = meter.background().orElse(null);
-            Report report = new Report("Fencegate comparison", started,
+            String title = settings.reads() || settings.workload() == Workload.SAME_TOKEN ? "Fencegate comparison"
+                    : "Fencegate comparison, workload " + settings.workload().cliName();
+            Report report = new Report(title, started,
                     new ReportSetup(settings, nginx, rates).describe(), notes, background,
                     Summaries.of(labels(targets), runs, series, background), runs);
             ReportFiles.write(report, settings.outDir());
@@ -101,23 +108,14 @@ final class CompareRunner {
         Duration prime = settings.saturation().warmup().multipliedBy(PRIME_FACTOR);
         out.printf("priming %d targets for %d s each (not measured)%n", targets.size(), prime.toSeconds());
         for (Target target : targets) {
-            LoadGenerator.run(LoadSettings.defaults(target.url())
-                    .withLoad(settings.bodySize(), settings.connections(), settings.resources())
-                    .withReads(settings.reads())
-                    .aimedAt(target.url(), target.pathPrefix())
-                    .withTokenBase(tokenBase)
-                    .withPhases(prime, Duration.ofMillis(500), settings.drain())
-                    .atRate(0));
+            LoadSettings load = loadFor(target).withPhases(prime, Duration.ofMillis(500), settings.drain()).atRate(0);
+            LoadGenerator.run(load, books.computeIfAbsent(target.id(), id -> TokenBook.of(load)));
         }
     }
 
     private void measure(RunPlan.Step step, Phases phases, GatewayMeter meter) throws InterruptedException {
         Target target = step.target();
-        LoadSettings load = LoadSettings.defaults(target.url())
-                .withLoad(settings.bodySize(), settings.connections(), settings.resources())
-                .withReads(settings.reads())
-                .aimedAt(target.url(), target.pathPrefix())
-                .withTokenBase(tokenBase)
+        LoadSettings load = loadFor(target)
                 .withPhases(phases.warmup(), phases.measured(), settings.drain())
                 .atRate(step.offeredRate() == null ? 0 : step.offeredRate());
         int index = runs.size();
@@ -126,7 +124,7 @@ final class CompareRunner {
                         (commits, seconds) -> runs.set(index, runs.get(index).withCommits(commits, seconds)));
         Measurement measurement;
         try {
-            measurement = LoadGenerator.run(load);
+            measurement = LoadGenerator.run(load, books.computeIfAbsent(target.id(), id -> TokenBook.of(load)));
         } catch (IllegalStateException e) {
             throw new CompareException(target.name() + ": " + e.getMessage()
                     + target.gateway().map(g -> "\n" + g.obituary()).orElse(""), e);
@@ -143,6 +141,15 @@ final class CompareRunner {
     }
 
     private static final int PRIME_FACTOR = 4;
+
+    private LoadSettings loadFor(Target target) {
+        return LoadSettings.defaults(target.url())
+                .withLoad(settings.bodySize(), settings.connections(), settings.resources())
+                .withPattern(settings.workload().pattern())
+                .withReads(settings.reads())
+                .aimedAt(target.url(), target.pathPrefix())
+                .withTokenBase(tokenBase);
+    }
 
     private Map<String, Double> medianSaturation(List<Target> targets) {
         Map<String, Double> medians = new HashMap<>();

@@ -1,5 +1,6 @@
 package dev.fencegate.loadtest.compare;
 
+import dev.fencegate.loadtest.Workload;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -12,7 +13,8 @@ record CompareSettings(
         Path gatewayJar, Path outDir, int rounds, Phases saturation, Phases fixedRate, Duration drain,
         List<Double> fractions, RateBasis ratesOf, int connections, int bodySize, int resources, int storeDelayMs,
         String dbUrl, String dbUser, String dbPassword, boolean countCommits,
-        boolean useNginx, String nginxCommand, String nginxWorkers, String gatewayHeap, boolean reads) {
+        boolean useNginx, String nginxCommand, String nginxWorkers, String gatewayHeap, boolean reads,
+        Workload workload) {
 
     CompareSettings {
         fractions = List.copyOf(fractions);

@@ -1,6 +1,7 @@
 package dev.fencegate.loadtest.compare;
 
 import dev.fencegate.loadtest.LoadSettings;
+import dev.fencegate.loadtest.Workload;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,8 +18,11 @@ record ReportSetup(CompareSettings settings, Optional<NginxBinary> nginx, Map<St
         setup.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
         setup.put("nginx", nginx.map(n -> n.version() + ", worker_processes " + settings.nginxWorkers()).orElse("not used"));
         setup.put("load", (settings.reads() ? "GET without a token (unfenced reads), " : "PUT, " + settings.bodySize() + "-byte bodies, ") + settings.connections()
-                + " keep-alive connections, " + settings.resources() + " resources per target overwritten in turn, "
-                + "steady Fencing-Token per resource (one token base for the whole comparison: priming raises each fence once, measured writes carry the current token), "
+                + " keep-alive connections, "
+                + (!settings.reads() && settings.workload() == Workload.NEW_OBJECTS ? ""
+                        : settings.resources() + " resources per target overwritten in turn, ")
+                + (settings.reads() ? "" : "workload " + settings.workload().cliName() + ": " + settings.workload().description()
+                        + " (one token base and one token book per target for the whole comparison: priming raises each fence once), ")
                 + LoadSettings.defaultThreads(settings.connections()) + " client event loop(s), generator in the runner's JVM");
         setup.put("saturation runs", "closed loop, " + phases(settings.saturation()) + ", " + settings.rounds() + " round(s)");
         setup.put("fixed-rate runs", "open loop, latency from the intended send time, " + phases(settings.fixedRate())

@@ -13,6 +13,7 @@ public final class MarkdownReport {
         StringBuilder md = new StringBuilder("# ").append(report.title()).append("\n\n");
         md.append("Started ").append(report.startedAt()).append(".\n\n");
         report.setup().forEach((key, value) -> md.append("- ").append(key).append(": ").append(value).append('\n'));
+        headline(md, report);
         md.append("\n## Saturation (closed loop)\n\n");
         md.append("Median over rounds; a closed loop understates tail latency, so read latency below.\n\n");
         md.append("| target | req/s (median) | min to max | p50 ms | p99 ms | errors |\n");
@@ -43,6 +44,29 @@ public final class MarkdownReport {
             report.notes().forEach(note -> md.append("- ").append(note).append('\n'));
         }
         return md.toString();
+    }
+
+    private static void headline(StringBuilder md, Report report) {
+        List<Headline> rows = Headline.of(report.targets());
+        if (rows.isEmpty()) {
+            return;
+        }
+        md.append("\n## Headline\n\n");
+        md.append("PostgreSQL CPU and commits net of the background where it was measured; p99 at the fixed rate ")
+                .append("nearest half the store's slowest saturation throughput.\n\n");
+        md.append("| store | gateway req/s | ratio to nginx | gateway CPU µs/write | PostgreSQL CPU µs/write "
+                + "| commits/write | offered req/s (half saturation) | p99 ms via gateway | p99 ms via nginx |\n");
+        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (Headline h : rows) {
+            row(md, h.store(), Numbers.rate(h.gatewayThroughput()), orNa(h.ratioToNginx(), Numbers::plain),
+                    orNa(h.gatewayCpuMicros(), Numbers::tenths), orNa(h.postgresCpuMicros(), Numbers::tenths),
+                    orNa(h.commitsPerWrite(), Numbers::plain), orNa(h.halfSaturationRate(), Numbers::rate),
+                    orNa(h.gatewayP99Ms(), Numbers::millis), orNa(h.nginxP99Ms(), Numbers::millis));
+        }
+    }
+
+    private static String orNa(Double value, java.util.function.DoubleFunction<String> format) {
+        return value == null ? "n/a" : format.apply(value);
     }
 
     private static void costs(StringBuilder md, Report report) {

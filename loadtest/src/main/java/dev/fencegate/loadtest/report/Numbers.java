@@ -21,6 +21,11 @@ final class Numbers {
         return String.format(Locale.ROOT, "%." + Math.min(decimals, 3) + "f", ms);
     }
 
+    /** Microseconds and such: one decimal is as much as a noisy run supports. */
+    static String tenths(double value) {
+        return String.format(Locale.ROOT, "%,.1f", value);
+    }
+
     static String plain(double value) {
         return String.format(Locale.ROOT, "%.3f", value).replaceAll("\\.?0+$", "");
     }

@@ -28,6 +28,18 @@ final class ReportFixture {
                 List.of(direct, gateway), List.of());
     }
 
+    /** The same report with the nginx proxy in front of the same store, at half the gateway's rates. */
+    static Report withNginx() {
+        Report report = report();
+        TargetSummary nginx = new TargetSummary("discard via nginx", "discard", "via nginx",
+                new TargetSummary.Saturation(40_246, 40_000, 41_000, latency(0.8, 3.5), 0),
+                List.of(point(5_000, 0.2, 0.7), point(10_000, 0.25, 0.95), point(15_000, 0.3, 1.9)), null);
+        List<TargetSummary> targets = new java.util.ArrayList<>(report.targets());
+        targets.add(nginx);
+        return new Report(report.title(), report.startedAt(), report.setup(), report.notes(), report.background(),
+                targets, report.runs());
+    }
+
     private static TargetSummary.RatePoint point(double rate, double p50, double p99) {
         return new TargetSummary.RatePoint(rate, rate, latency(p50, p99), 0);
     }
