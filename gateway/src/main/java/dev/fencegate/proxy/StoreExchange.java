@@ -1,5 +1,6 @@
 package dev.fencegate.proxy;
 
+import dev.fencegate.fence.SendWindow;
 import dev.fencegate.http.Outcome;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -46,6 +47,7 @@ final class StoreExchange {
     private final StoreConnections connections;
     private final Listener listener;
     private final AfterStore afterStore;
+    private final SendWindow window;
     private Channel store;
     private boolean sentToStore;
     private ScheduledFuture<?> deadline;
@@ -67,8 +69,9 @@ final class StoreExchange {
         void ended(boolean outcomeKnown);
     }
 
+    /** @param window what the fence admitted the write within: nothing goes to the store once it has closed */
     StoreExchange(ChannelHandlerContext client, HttpRequest request, String target, boolean expectContinue,
-                  StoreConnections connections, Listener listener, AfterStore afterStore) {
+                  StoreConnections connections, Listener listener, AfterStore afterStore, SendWindow window) {
         this.client = client;
         this.request = request;
         this.target = target;
@@ -77,6 +80,7 @@ final class StoreExchange {
         this.connections = connections;
         this.listener = listener;
         this.afterStore = afterStore;
+        this.window = window;
     }
 
     void start(long timeoutMillis) {
@@ -95,6 +99,10 @@ final class StoreExchange {
     private void onConnected(Channel channel) {
         store = channel;
         store.pipeline().get(StoreResponseReceiver.class).bind(this);
+        if (window.closed()) {
+            expire();
+            return;
+        }
         HttpHeaders headers = request.headers().copy();
         HopByHop.strip(headers);
         // The gateway answered (or will answer) the expectation itself.
@@ -117,6 +125,11 @@ final class StoreExchange {
     void onClientContent(HttpContent content) {
         if (finished || responseComplete || store == null) {
             content.release();
+            return;
+        }
+        if (window.closed()) {
+            content.release();
+            expire();
             return;
         }
         boolean last = content instanceof LastHttpContent;
@@ -252,10 +265,23 @@ final class StoreExchange {
         listener.exchangeCompleted(requestComplete && keepClient);
     }
 
+    /**
+     * The write's window closed before all of it went out (this process paused, the client was
+     * slow, or renewals failed): the store connection is closed without finishing the request, so
+     * the store never applies it, and the outcome is known.
+     */
+    private void expire() {
+        fail(Outcome.ADMISSION_EXPIRED, "the write's admission expired before it was fully sent to the store", true);
+    }
+
     /** A failure after bytes went to the store leaves its outcome unknown: it may still apply them. */
     private void fail(Outcome outcome, String detail) {
+        fail(outcome, detail, !sentToStore);
+    }
+
+    private void fail(Outcome outcome, String detail, boolean outcomeKnown) {
         finished = true;
-        afterStore.ended(!sentToStore);
+        afterStore.ended(outcomeKnown);
         cancelDeadline();
         if (store != null) {
             store.pipeline().get(StoreResponseReceiver.class).unbind();
