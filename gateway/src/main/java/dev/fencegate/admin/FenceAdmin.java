@@ -8,6 +8,7 @@ import dev.fencegate.fence.FenceStore;
 import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.ResourceKey;
 import java.util.Optional;
+import java.util.function.BiFunction;
 
 /** What an operator may do to fences: look, and raise. There is no lowering and no removing. */
 public interface FenceAdmin {
@@ -37,7 +38,7 @@ public interface FenceAdmin {
         return over(store, (resource, token) -> store.admit(new FenceClaim(resource, token, Optional.empty())));
     }
 
-    private static FenceAdmin over(FenceStore store, java.util.function.BiFunction<ResourceKey, FencingToken, FenceDecision> raise) {
+    private static FenceAdmin over(FenceStore store, BiFunction<ResourceKey, FencingToken, FenceDecision> raise) {
         return new FenceAdmin() {
             @Override
             public Optional<Fence> read(ResourceKey resource) {

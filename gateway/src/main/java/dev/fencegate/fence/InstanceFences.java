@@ -227,13 +227,22 @@ public final class InstanceFences {
     }
 
     /**
-     * The listener heard that another instance raised the fence of {@code resource} to
-     * {@code token}, or waits to (any raise when the token is unknown): see {@link #raised}; and
-     * this instance's row is withdrawn at the next sweep if nothing here is in flight.
+     * The listener heard that an instance raised the fence of {@code resource} to {@code token},
+     * or waits to: see {@link #raised}. With no token (a change made outside the gateways), every
+     * write admitted here so far stops going out. This instance's row is withdrawn at the next
+     * sweep if nothing here is in flight.
      */
-    public void heard(ResourceKey resource, long token) {
+    public void heard(ResourceKey resource, OptionalLong token) {
         synchronized (lock) {
-            endHolds(resource, token);
+            if (token.isPresent()) {
+                endHolds(resource, token.getAsLong());
+            } else {
+                held.remove(resource);
+                Lease lease = leases.get(resource);
+                if (lease != null) {
+                    lease.revokeAll();
+                }
+            }
             if (leases.containsKey(resource)) {
                 wanted.add(resource);
             }

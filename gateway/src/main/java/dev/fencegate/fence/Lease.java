@@ -19,6 +19,9 @@ final class Lease {
     private volatile long sendByNanos;
     /** A raise to this token was heard: writes below it are no longer sent. */
     private volatile long revokedBelow;
+    /** A raise to an unknown token was heard: windows opened before it are closed. */
+    private volatile long revokedThrough;
+    private long epoch;
 
     Lease(LongSupplier clock, long minToken, long generation, long expiresNanos, long storeApplyNanos) {
         this.clock = clock;
@@ -45,12 +48,19 @@ final class Lease {
         }
     }
 
+    /** Every write admitted so far stops going out; writes admitted later are judged afresh. */
+    void revokeAll() {
+        epoch++;
+        revokedThrough = epoch;
+    }
+
     boolean covers(long token) {
         return minToken <= token;
     }
 
-    /** The window of a write at {@code token} admitted under this lease. */
+    /** The window of a write at {@code token} admitted under this lease now. */
     SendWindow windowFor(long token) {
-        return () -> clock.getAsLong() - sendByNanos > 0 || token < revokedBelow;
+        long opened = epoch;
+        return () -> clock.getAsLong() - sendByNanos > 0 || token < revokedBelow || opened < revokedThrough;
     }
 }

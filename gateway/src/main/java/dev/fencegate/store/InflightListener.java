@@ -5,6 +5,7 @@ import dev.fencegate.fence.ResourceKey;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.OptionalLong;
 import javax.sql.DataSource;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -77,18 +78,18 @@ public final class InflightListener implements AutoCloseable {
         }
     }
 
-    /** {@code resource}, or {@code resource\ntoken} from a gateway: an unreadable token counts as any. */
+    /** {@code resource\ntoken} from a gateway, or {@code resource} alone from the table's trigger: the token is then unknown. */
     private void heard(String payload) {
         if (payload == null || payload.isEmpty()) {
             return;
         }
         int separator = payload.lastIndexOf(TOKEN_SEPARATOR);
-        long token = Long.MAX_VALUE;
+        OptionalLong token = OptionalLong.empty();
         if (separator >= 0) {
             try {
-                token = Long.parseLong(payload.substring(separator + 1));
+                token = OptionalLong.of(Long.parseLong(payload.substring(separator + 1)));
             } catch (NumberFormatException e) {
-                token = Long.MAX_VALUE;
+                token = OptionalLong.empty();
             }
             payload = payload.substring(0, separator);
         }

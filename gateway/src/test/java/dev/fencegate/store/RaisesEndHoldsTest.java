@@ -112,6 +112,10 @@ class RaisesEndHoldsTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> unsent.window().closed());
         a.finish(unsent.claim());
         assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class);
+        // The notice named no token: writes admitted after it, at the new fence, go out as usual.
+        FenceDecision.Admitted atNewFence = (FenceDecision.Admitted) a.write(claim(9));
+        assertThat(atNewFence.window().closed()).isFalse();
+        a.finish(atNewFence.claim());
     }
 
     @Test
