@@ -84,6 +84,11 @@ final class StoreExchange {
     }
 
     void start(long timeoutMillis) {
+        if (window.closed()) {
+            // Already past it (the body came late, or this process paused): no store connection is even opened.
+            expire();
+            return;
+        }
         deadline = client.executor().schedule(this::onDeadline, timeoutMillis, TimeUnit.MILLISECONDS);
         connections.acquire(client.channel().eventLoop()).addListener((ChannelFuture connected) -> {
             if (!connected.isSuccess()) {

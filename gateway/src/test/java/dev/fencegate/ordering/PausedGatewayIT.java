@@ -82,7 +82,8 @@ class PausedGatewayIT {
                 }
 
                 String answer = client.readResponse();
-                assertThat(RawHttp.status(answer)).as(answer).isEqualTo(503);
+                assertThat(RawHttp.status(answer)).as(() -> answer + "\nstore saw " + store.appliedTo(path).stream()
+                        .map(AppliedWrite::fencingToken).toList() + "\npaused gateway's log:\n" + paused.output()).isEqualTo(503);
                 assertThat(answer).contains("urn:fencegate:problem:admission-expired");
             }
             Thread.sleep(1_000);
