@@ -47,7 +47,7 @@ public final class Gateway implements AutoCloseable {
         AdminServer admin = null;
         try {
             admin = AdminServer.start(config.adminListen(), new AdminEndpoints(readiness, registry,
-                    FenceAdmin.over(fences.store()), AdminAuth.of(config.operations().adminTokenIfSet())));
+                    FenceAdmin.over(fences.store(), fences.admission()), AdminAuth.of(config.operations().adminTokenIfSet())));
             GatewayServer server = GatewayServer.start(config, fences.checker(), fences.uploads(), new GatewayMetrics(registry));
             readiness.serving();
             log.info("Fencegate ready on {} (admin {}), fences in {}", config.listen(), config.adminListen(),

@@ -1,12 +1,14 @@
 package dev.fencegate.admin;
 
 import dev.fencegate.fence.Fence;
+import dev.fencegate.fence.FenceAdmission;
 import dev.fencegate.fence.FenceClaim;
 import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.fence.FenceStore;
 import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.ResourceKey;
 import java.util.Optional;
+import java.util.function.BiFunction;
 
 /** What an operator may do to fences: look, and raise. There is no lowering and no removing. */
 public interface FenceAdmin {
@@ -23,10 +25,20 @@ public interface FenceAdmin {
     FenceDecision raise(ResourceKey resource, FencingToken token);
 
     /**
-     * Through the store's own admission: a claim without a holder is admitted exactly when it is
-     * at or above the fence, so "raise, never lower" is the rule every write already obeys.
+     * Through the instance's own admission: a claim without a holder is admitted exactly when it
+     * is at or above the fence, so "raise, never lower" is the rule every write already obeys; and
+     * like every raise, it ends this instance's hold of the old fence and is announced to the others.
      */
+    static FenceAdmin over(FenceStore store, FenceAdmission admission) {
+        return over(store, (resource, token) -> admission.raise(resource, token));
+    }
+
+    /** Straight to the store: only for a store no gateway admits writes from in this process. */
     static FenceAdmin over(FenceStore store) {
+        return over(store, (resource, token) -> store.admit(new FenceClaim(resource, token, Optional.empty())));
+    }
+
+    private static FenceAdmin over(FenceStore store, BiFunction<ResourceKey, FencingToken, FenceDecision> raise) {
         return new FenceAdmin() {
             @Override
             public Optional<Fence> read(ResourceKey resource) {
@@ -35,7 +47,7 @@ public interface FenceAdmin {
 
             @Override
             public FenceDecision raise(ResourceKey resource, FencingToken token) {
-                return store.admit(new FenceClaim(resource, token, Optional.empty()));
+                return raise.apply(resource, token);
             }
         };
     }

@@ -14,24 +14,23 @@ import org.slf4j.LoggerFactory;
  * One blocking attempt to admit a claim, in the order that keeps writes ordered across
  * instances: make the claim visible as possibly in flight, then read and judge the fence, then
  * hold back if a lower-token write may still be on its way. Runs on a fence-check thread, except
- * {@link #admitHeld}, which reads no store and runs wherever the claim arrives.
+ * {@link #admitHeld}, which reads no store and runs wherever the claim arrives. Every raise this
+ * instance makes, whatever asked for it, goes through {@link #raise}.
  */
 public final class FenceAdmission {
 
     private static final Logger log = LoggerFactory.getLogger(FenceAdmission.class);
 
     private final FenceStore store;
-    private final InflightRegistrations registrations;
-    private final LocalInflight local;
+    private final InstanceFences fences;
     private final RememberedFences remembered;
     private final Consumer<FenceClaim> regressionSeen;
     private final LongAdder heldAdmissions = new LongAdder();
 
-    public FenceAdmission(FenceStore store, InflightRegistrations registrations, LocalInflight local,
-                          RememberedFences remembered, Consumer<FenceClaim> regressionSeen) {
+    public FenceAdmission(FenceStore store, InstanceFences fences, RememberedFences remembered,
+                          Consumer<FenceClaim> regressionSeen) {
         this.store = store;
-        this.registrations = registrations;
-        this.local = local;
+        this.fences = fences;
         this.remembered = remembered;
         this.regressionSeen = regressionSeen;
     }
@@ -46,19 +45,20 @@ public final class FenceAdmission {
     }
 
     /**
-     * Admits {@code claim} and enters it as in flight when it is at a fence this instance holds
-     * (see {@link InflightRegistrations}), with no lower-token write of its own in flight; empty
-     * when the store must be asked. Never blocks.
+     * Admits {@code claim} and enters it as in flight when it is at a fence this instance holds,
+     * with no lower-token write of its own in flight; empty when the store must be asked. Never blocks.
      */
     public Optional<FenceDecision> admitHeld(FenceClaim claim) {
-        synchronized (local.lock()) {
-            if (!registrations.heldFenceAdmits(claim) || local.hasLowerThan(claim) || rememberedAbove(claim)) {
-                return Optional.empty();
-            }
-            local.enter(claim);
+        OptionalLong highest = remembered.highest(claim.resource());
+        if (highest.isPresent() && highest.getAsLong() > claim.token().value()) {
+            return Optional.empty();
+        }
+        Optional<SendWindow> window = fences.admitHeld(claim);
+        if (window.isEmpty()) {
+            return Optional.empty();
         }
         heldAdmissions.increment();
-        return Optional.of(new FenceDecision.Admitted(claim, Optional.of(claim.token())));
+        return Optional.of(new FenceDecision.Admitted(claim, Optional.of(claim.token()), window.get()));
     }
 
     /** Claims admitted at a held fence, without a trip to the store. */
@@ -66,12 +66,7 @@ public final class FenceAdmission {
         return heldAdmissions.sum();
     }
 
-    private boolean rememberedAbove(FenceClaim claim) {
-        OptionalLong highest = remembered.highest(claim.resource());
-        return highest.isPresent() && highest.getAsLong() > claim.token().value();
-    }
-
-    /** Call after {@link LocalInflight#enter(FenceClaim)}. */
+    /** Call after {@link InstanceFences#enter(FenceClaim)}. */
     public FenceDecision attempt(FenceClaim claim) {
         return attemptAll(List.of(claim)).get(0);
     }
@@ -83,58 +78,65 @@ public final class FenceAdmission {
      * @throws FenceStoreUnavailableException when the store could judge none of them
      */
     public List<FenceDecision> attemptAll(List<FenceClaim> claims) {
+        List<InstanceFences.Covered> covered;
         try {
-            registrations.coverAll(claims);
+            covered = fences.cover(claims);
         } catch (FenceStoreUnavailableException e) {
             return new ArrayList<>(Collections.nCopies(claims.size(), new FenceDecision.Unavailable(e.getMessage())));
-        }
-        List<InflightRegistrations.Hold> holds = new ArrayList<>(claims.size());
-        synchronized (local.lock()) {
-            claims.forEach(claim -> holds.add(registrations.startHolding(claim)));
         }
         List<FenceDecision> judged;
         try {
             judged = store.admitAll(claims);
         } catch (RuntimeException e) {
-            // A raise may have committed before the failure.
-            synchronized (local.lock()) {
-                claims.forEach(claim -> registrations.dropHeld(claim.resource()));
-            }
+            fences.readFailed(claims);
             throw e;
         }
         List<FenceDecision> decisions = new ArrayList<>(claims.size());
         for (int i = 0; i < claims.size(); i++) {
-            decisions.add(settle(claims.get(i), judged.get(i), holds.get(i)));
+            FenceDecision decision = judged.get(i);
+            if (decision instanceof FenceDecision.Admitted admitted) {
+                decision = guardAgainstRegression(admitted);
+            } else if (decision instanceof FenceDecision.Draining draining && draining.expiredHolder()) {
+                decision = afterExpiredHolder(draining);
+            }
+            decisions.add(fences.settle(claims.get(i), decision, covered.get(i), remembered));
         }
         return decisions;
     }
 
     /**
-     * Under the local lock, so that a claim admitted at a held fence and a raise settled here
-     * see each other: either the raise waits for the claim, or the claim sees the raise.
+     * Another instance's registration expired without being withdrawn (it died, its row was
+     * deleted, or the database clock jumped): it may still hold the fence. The raise was
+     * announced; once that instance has had time to hear it, or to stop trusting its memory,
+     * its rows are removed and the claim goes ahead.
      */
-    private FenceDecision settle(FenceClaim claim, FenceDecision decision, InflightRegistrations.Hold hold) {
-        if (decision instanceof FenceDecision.Admitted admitted) {
-            decision = guardAgainstRegression(admitted);
+    private FenceDecision afterExpiredHolder(FenceDecision.Draining draining) {
+        ResourceKey resource = draining.claim().resource();
+        if (fences.expiredHolderMayStillHold(resource)) {
+            return draining;
         }
-        synchronized (local.lock()) {
-            if (decision instanceof FenceDecision.Admitted admitted) {
-                if (local.hasLowerThan(claim)) {
-                    registrations.dropHeld(claim.resource());
-                    return new FenceDecision.Draining(claim, new Fence(claim.resource(), claim.token(), claim.holder()));
-                }
-                remembered.admitted(claim);
-                if (admitted.raised()) {
-                    registrations.dropHeld(claim.resource());
-                } else {
-                    hold.admitted(claim);
-                }
-            } else if (decision instanceof FenceDecision.Draining || decision instanceof FenceDecision.Unavailable) {
-                // The fence may have gone up, or will: stop admitting at the old one.
-                registrations.dropHeld(claim.resource());
-            }
-            return decision;
+        try {
+            store.forgetExpiredRegistrations(resource);
+        } catch (FenceStoreUnavailableException e) {
+            return new FenceDecision.Unavailable(e.getMessage());
         }
+        fences.expiredHolderGraceServed(resource);
+        return new FenceDecision.Admitted(draining.claim(), Optional.of(draining.current().token()));
+    }
+
+    /**
+     * Raises the fence of {@code resource} to {@code token}, or leaves it where it is when it is
+     * that high already; for an operator, and for the regression guard. This instance stops
+     * holding the old fence before and after the store's raise (a read under way meanwhile must
+     * not bring it back), and the store announces the raise to every instance.
+     *
+     * @throws FenceStoreUnavailableException when the store cannot answer
+     */
+    public FenceDecision raise(ResourceKey resource, FencingToken token) {
+        fences.raised(resource, token.value());
+        FenceDecision decision = store.admit(new FenceClaim(resource, token, Optional.empty()));
+        fences.raised(resource, token.value());
+        return decision;
     }
 
     /**
@@ -153,7 +155,7 @@ public final class FenceAdmission {
                 admitted.previous().map(Object::toString).orElse("no fence"), highest.getAsLong(), claim.token(),
                 highest.getAsLong());
         regressionSeen.accept(claim);
-        store.admit(new FenceClaim(claim.resource(), new FencingToken(highest.getAsLong()), Optional.empty()));
+        raise(claim.resource(), new FencingToken(highest.getAsLong()));
         return new FenceDecision.Stale(claim, rememberedFence(claim, highest.getAsLong()));
     }
 

@@ -32,7 +32,7 @@ public final class FenceChecker implements AutoCloseable {
     }
 
     private final FenceAdmission admission;
-    private final LocalInflight local;
+    private final InstanceFences fences;
     private final BlockingQueue<Pending> queue;
     private final List<Thread> workers = new ArrayList<>();
     private final Duration timeout;
@@ -46,11 +46,11 @@ public final class FenceChecker implements AutoCloseable {
      * @param unknownOutcomeHold how long a write whose outcome at the store is unknown still counts as in flight
      * @param writesRefused      a reason to refuse every write (unsafe durability), or empty
      */
-    public FenceChecker(FenceAdmission admission, LocalInflight local, int threads, int queueLength, Duration timeout,
+    public FenceChecker(FenceAdmission admission, InstanceFences fences, int threads, int queueLength, Duration timeout,
                         Duration drainTimeout, Duration unknownOutcomeHold, Supplier<Optional<String>> writesRefused,
                         Supplier<String> poolState) {
         this.admission = admission;
-        this.local = local;
+        this.fences = fences;
         this.queue = new ArrayBlockingQueue<>(queueLength);
         this.timeout = timeout;
         this.drainTimeout = drainTimeout;
@@ -83,11 +83,11 @@ public final class FenceChecker implements AutoCloseable {
         if (stale.isPresent()) {
             return CompletableFuture.completedFuture(stale.get());
         }
-        local.enter(claim);
+        fences.enter(claim);
         long drainDeadline = System.nanoTime() + drainTimeout.toNanos();
         return attempt(claim, drainDeadline, FIRST_RETRY_MILLIS).whenComplete((decision, failure) -> {
             if (!(decision instanceof FenceDecision.Admitted)) {
-                local.exit(claim);
+                fences.exit(claim);
             }
         });
     }
@@ -148,10 +148,10 @@ public final class FenceChecker implements AutoCloseable {
      */
     public void finished(FenceClaim claim, boolean outcomeKnown) {
         if (outcomeKnown) {
-            local.exit(claim);
+            fences.exit(claim);
         } else {
             CompletableFuture.delayedExecutor(unknownOutcomeHold.toMillis(), TimeUnit.MILLISECONDS)
-                    .execute(() -> local.exit(claim));
+                    .execute(() -> fences.exit(claim));
         }
     }
 

@@ -10,8 +10,22 @@ public sealed interface FenceDecision {
 
     Kind kind();
 
-    /** The claim is at or above the fence; the fence now holds {@code claim.token()}. */
-    record Admitted(FenceClaim claim, Optional<FencingToken> previous) implements FenceDecision {
+    /**
+     * The claim is at or above the fence; the fence now holds {@code claim.token()}. The write may
+     * go to the store only while {@code window} is open.
+     */
+    record Admitted(FenceClaim claim, Optional<FencingToken> previous, SendWindow window) implements FenceDecision {
+
+        /** As the store judges it, before an instance ties it to a registration. */
+        public Admitted(FenceClaim claim, Optional<FencingToken> previous) {
+            this(claim, previous, SendWindow.OPEN);
+        }
+
+        /** The same decision, sent only while {@code sendWindow} is open. */
+        public Admitted within(SendWindow sendWindow) {
+            return new Admitted(claim, previous, sendWindow);
+        }
+
         public boolean raised() {
             return previous.map(p -> p.isBelow(claim.token())).orElse(true);
         }
@@ -40,9 +54,16 @@ public sealed interface FenceDecision {
 
     /**
      * The claim is at or above the fence, but a write with a lower token to the same resource may
-     * still be on its way to the store; forwarding now could let it land after this one.
+     * still be on its way to the store; forwarding now could let it land after this one. With
+     * {@code expiredHolder}, the only such instance found has a registration that expired without
+     * being withdrawn: it may not know yet, and still admit from a fence it holds.
      */
-    record Draining(FenceClaim claim, Fence current) implements FenceDecision {
+    record Draining(FenceClaim claim, Fence current, boolean expiredHolder) implements FenceDecision {
+
+        public Draining(FenceClaim claim, Fence current) {
+            this(claim, current, false);
+        }
+
         @Override
         public Kind kind() {
             return Kind.DRAINING;

@@ -32,6 +32,14 @@ public interface FenceStore {
         return decisions;
     }
 
+    /**
+     * Removes other instances' registrations of {@code resource} that expired without being
+     * withdrawn, once a raise has given those instances time to hear of it. Nothing to do for a
+     * store that keeps no registrations.
+     */
+    default void forgetExpiredRegistrations(ResourceKey resource) {
+    }
+
     /** The fence recorded for a resource, if any. */
     Optional<Fence> read(ResourceKey resource);
 }

@@ -2,6 +2,7 @@ package dev.fencegate.proxy;
 
 import dev.fencegate.fence.FenceClaim;
 import dev.fencegate.fence.FenceDecision;
+import dev.fencegate.fence.SendWindow;
 import dev.fencegate.http.ClaimParser;
 import dev.fencegate.http.ErrorFormat;
 import dev.fencegate.http.Outcome;
@@ -58,6 +59,8 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
     private HttpContent held;
     /** What to tell the fence when an admitted write waiting for its first body chunk ends. */
     private StoreExchange.AfterStore pendingAfterStore;
+    /** The window the fence admitted the current write within; waiting for its body counts against it. */
+    private SendWindow window = SendWindow.OPEN;
     /** Body bytes relayed for the current request, against the body limit. */
     private long bodyBytes;
     /** A read() asked for and not yet answered by a message. */
@@ -135,6 +138,7 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
             return;
         }
         request = head;
+        window = SendWindow.OPEN;
         record = runtime.record(head.method().name(), head.uri());
         bodyBytes = 0;
         bodyEnded = false;
@@ -210,6 +214,7 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
             return;
         }
         if (decision instanceof FenceDecision.Admitted admitted) {
+            window = admitted.window();
             forward(outcomeKnown -> runtime.fences().finished(admitted.claim(), outcomeKnown));
         } else {
             refuse(Problem.of(decision));
@@ -264,6 +269,7 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
         }
         held = intake.takeBody();
         intake = null;
+        window = SendWindow.allOf(result.admitted().stream().map(FenceDecision.Admitted::window).toList());
         forward(outcomeKnown -> admitted.forEach(claim -> runtime.fences().finished(claim, outcomeKnown)));
     }
 
@@ -282,7 +288,7 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
         state = State.FORWARDING;
         record.storeAsked();
         exchange = new StoreExchange(ctx, request, runtime.upstreamPathPrefix() + request.uri(), expectContinue,
-                runtime.storeConnections(), this, afterStore);
+                runtime.storeConnections(), this, afterStore, window);
         if (checkedAnswer != null) {
             exchange.checkAnswer(checkedAnswer);
             checkedAnswer = null;

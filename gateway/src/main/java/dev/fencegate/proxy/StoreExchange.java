@@ -1,5 +1,6 @@
 package dev.fencegate.proxy;
 
+import dev.fencegate.fence.SendWindow;
 import dev.fencegate.http.Outcome;
 import dev.fencegate.http.Problem;
 import io.netty.channel.Channel;
@@ -49,6 +50,7 @@ final class StoreExchange {
     private final StoreConnections connections;
     private final Listener listener;
     private final AfterStore afterStore;
+    private final SendWindow window;
     private Channel store;
     private boolean sentToStore;
     private ScheduledFuture<?> deadline;
@@ -76,8 +78,9 @@ final class StoreExchange {
         void ended(boolean outcomeKnown);
     }
 
+    /** @param window what the fence admitted the write within: nothing goes to the store once it has closed */
     StoreExchange(ChannelHandlerContext client, HttpRequest request, String target, boolean expectContinue,
-                  StoreConnections connections, Listener listener, AfterStore afterStore) {
+                  StoreConnections connections, Listener listener, AfterStore afterStore, SendWindow window) {
         this.client = client;
         this.request = request;
         this.target = target;
@@ -86,6 +89,7 @@ final class StoreExchange {
         this.connections = connections;
         this.listener = listener;
         this.afterStore = afterStore;
+        this.window = window;
     }
 
     /** The answer is kept from the client until {@code answer}'s check passes. Call before {@link #start}. */
@@ -94,6 +98,11 @@ final class StoreExchange {
     }
 
     void start(long timeoutMillis) {
+        if (window.closed()) {
+            // Already past it (the body came late, or this process paused): no store connection is even opened.
+            expire();
+            return;
+        }
         deadline = client.executor().schedule(this::onDeadline, timeoutMillis, TimeUnit.MILLISECONDS);
         connections.acquire(client.channel().eventLoop()).addListener((ChannelFuture connected) -> {
             if (!connected.isSuccess()) {
@@ -109,6 +118,10 @@ final class StoreExchange {
     private void onConnected(Channel channel) {
         store = channel;
         store.pipeline().get(StoreResponseReceiver.class).bind(this);
+        if (window.closed()) {
+            expire();
+            return;
+        }
         HttpHeaders headers = request.headers().copy();
         HopByHop.strip(headers);
         // The gateway answered (or will answer) the expectation itself.
@@ -131,6 +144,11 @@ final class StoreExchange {
     void onClientContent(HttpContent content) {
         if (finished || responseComplete || store == null) {
             content.release();
+            return;
+        }
+        if (window.closed()) {
+            content.release();
+            expire();
             return;
         }
         boolean last = content instanceof LastHttpContent;
@@ -316,11 +334,24 @@ final class StoreExchange {
         listener.exchangeCompleted(requestComplete && keepClient);
     }
 
+    /**
+     * The write's window closed before all of it went out (this process paused, the client was
+     * slow, or renewals failed): the store connection is closed without finishing the request, so
+     * the store never applies it, and the outcome is known.
+     */
+    private void expire() {
+        fail(Outcome.ADMISSION_EXPIRED, "the write's admission expired before it was fully sent to the store", true);
+    }
+
     /** A failure after bytes went to the store leaves its outcome unknown: it may still apply them. */
     private void fail(Outcome outcome, String detail) {
+        fail(outcome, detail, !sentToStore);
+    }
+
+    private void fail(Outcome outcome, String detail, boolean outcomeKnown) {
         finished = true;
         releaseCheckedAnswer();
-        afterStore.ended(!sentToStore);
+        afterStore.ended(outcomeKnown);
         cancelDeadline();
         if (store != null) {
             store.pipeline().get(StoreResponseReceiver.class).unbind();

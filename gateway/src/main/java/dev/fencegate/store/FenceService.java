@@ -5,7 +5,8 @@ import dev.fencegate.config.GatewayConfig;
 import dev.fencegate.fence.FenceAdmission;
 import dev.fencegate.fence.FenceChecker;
 import dev.fencegate.fence.FenceStore;
-import dev.fencegate.fence.LocalInflight;
+import dev.fencegate.fence.InstanceFences;
+import dev.fencegate.fence.LeaseTiming;
 import dev.fencegate.fence.RememberedFences;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -35,6 +36,12 @@ public final class FenceService implements AutoCloseable {
      */
     private static final Duration IDLE_RELEASE = Duration.ofSeconds(10);
     private static final Duration MAX_DRAIN_WAIT = Duration.ofSeconds(30);
+    /**
+     * How long a registration row outlives the last moment a write under it may be sent. The
+     * sweep renews rows still written under once less than two thirds of it is left, so about
+     * once a second; a dead instance holds higher tokens back for the store timeout plus this.
+     */
+    private static final Duration LEASE_HEADROOM = Duration.ofSeconds(3);
 
     private final FenceDatabase database;
     private final FenceStore store;
@@ -42,15 +49,17 @@ public final class FenceService implements AutoCloseable {
     private final FenceChecker checker;
     private final ScheduledExecutorService reconciler;
     private final InflightListener listener;
-    private final PostgresInflightRegistrations registrations;
+    private final InstanceFences fences;
+    private final FenceAdmission admission;
     private final PostgresUploadOwners uploads;
 
     private FenceService(FenceDatabase database, FenceStore store, FenceStoreMonitor monitor, FenceChecker checker,
-                         ScheduledExecutorService reconciler, InflightListener listener,
-                         PostgresInflightRegistrations registrations, PostgresUploadOwners uploads) {
+                         FenceAdmission admission, ScheduledExecutorService reconciler, InflightListener listener,
+                         InstanceFences fences, PostgresUploadOwners uploads) {
         this.uploads = uploads;
         this.listener = listener;
-        this.registrations = registrations;
+        this.fences = fences;
+        this.admission = admission;
         this.database = database;
         this.store = store;
         this.monitor = monitor;
@@ -66,26 +75,25 @@ public final class FenceService implements AutoCloseable {
         FenceStoreMonitor monitor = new FenceStoreMonitor(database, guard, readiness);
         monitor.start(MONITOR_INTERVAL);
 
-        // A write may be in flight for the store timeout, and after an unknown outcome for as long again.
+        // After an unknown outcome the store may still apply the write for another store timeout.
         Duration unknownOutcomeHold = config.upstreamTimeout();
-        Duration window = config.upstreamTimeout().plus(unknownOutcomeHold);
-        LocalInflight local = new LocalInflight();
-        PostgresInflightRegistrations registrations = new PostgresInflightRegistrations(database.dataSource(), instance,
-                local, window, IDLE_RELEASE);
+        LeaseTiming timing = new LeaseTiming(config.upstreamTimeout(), LEASE_HEADROOM, IDLE_RELEASE);
+        InstanceFences fences = new InstanceFences(new PostgresInflightRegistrations(database.dataSource(), instance),
+                timing, System::nanoTime);
         FenceStore store = new PostgresFenceStore(database.dataSource(), instance);
-        InflightListener listener = new InflightListener(database.dataSource(), registrations).start();
+        InflightListener listener = new InflightListener(database.dataSource(), fences).start();
         RememberedFences remembered = new RememberedFences(config.safety().rememberedFences());
         Counter regressions = Counter.builder("fencegate.fence.regressions")
                 .description("Claims the fence store admitted below a token this instance had already admitted")
                 .register(registry);
         Gauge.builder("fencegate.fence.remembered", remembered, RememberedFences::size).register(registry);
-        FenceAdmission admission = new FenceAdmission(store, registrations, local, remembered, claim -> regressions.increment());
+        FenceAdmission admission = new FenceAdmission(store, fences, remembered, claim -> regressions.increment());
         FunctionCounter.builder("fencegate.fence.held.admissions", admission, FenceAdmission::heldAdmissions)
                 .description("Claims admitted at a fence this instance holds, without a trip to the fence store")
                 .register(registry);
         int threads = config.database().poolSize();
         Duration drainWait = config.upstreamTimeout().compareTo(MAX_DRAIN_WAIT) < 0 ? config.upstreamTimeout() : MAX_DRAIN_WAIT;
-        FenceChecker checker = new FenceChecker(admission, local, threads, threads * CHECK_QUEUE_PER_THREAD,
+        FenceChecker checker = new FenceChecker(admission, fences, threads, threads * CHECK_QUEUE_PER_THREAD,
                 config.database().checkTimeout(), drainWait, unknownOutcomeHold, guard::refusal,
                 () -> describePool(database));
 
@@ -94,12 +102,13 @@ public final class FenceService implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
-        reconciler.scheduleWithFixedDelay(registrations::reconcileWanted, WANTED_INTERVAL.toMillis(),
+        reconciler.scheduleWithFixedDelay(fences::reconcileWanted, WANTED_INTERVAL.toMillis(),
                 WANTED_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
-        reconciler.scheduleWithFixedDelay(registrations::reconcile, RECONCILE_INTERVAL.toMillis(),
+        reconciler.scheduleWithFixedDelay(fences::reconcile, RECONCILE_INTERVAL.toMillis(),
                 RECONCILE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
-        log.info("Fence instance {}: in-flight window {}, drain wait up to {}", instance, window, drainWait);
-        return new FenceService(database, store, monitor, checker, reconciler, listener, registrations,
+        log.info("Fence instance {}: registrations last {}, renewed every {} while written under; drain wait up to {}",
+                instance, timing.rowLength(), RECONCILE_INTERVAL, drainWait);
+        return new FenceService(database, store, monitor, checker, admission, reconciler, listener, fences,
                 new PostgresUploadOwners(database.dataSource()));
     }
 
@@ -119,6 +128,11 @@ public final class FenceService implements AutoCloseable {
         return uploads;
     }
 
+    /** Where every raise this instance makes goes through, the admin port's included. */
+    public FenceAdmission admission() {
+        return admission;
+    }
+
     public FenceStore store() {
         return store;
     }
@@ -134,7 +148,7 @@ public final class FenceService implements AutoCloseable {
         uploads.close();
         listener.close();
         reconciler.shutdownNow();
-        registrations.withdrawAllIfIdle();
+        fences.withdrawAllIfIdle();
         monitor.close();
         database.close();
     }

@@ -1,9 +1,11 @@
 package dev.fencegate.store;
 
+import dev.fencegate.fence.InstanceFences;
 import dev.fencegate.fence.ResourceKey;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.OptionalLong;
 import javax.sql.DataSource;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -11,38 +13,29 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Hears, on one connection of its own, which resources other instances are waiting to raise or
- * have raised: this instance then stops holding their fences and withdraws an idle registration
- * at once instead of after its idle delay. Between waits it pings the server, so held fences are
+ * Hears, on one connection of its own, which resources any instance (this one included) is
+ * waiting to raise or has raised, and to which token: this instance then stops holding their
+ * fences, stops sending its writes below that token, and withdraws an idle registration at once
+ * instead of after its idle delay. Between waits it pings the server, so held fences are
  * used only while this connection is known to be up and every notice sent before the ping has
  * been heard. A missed notice costs a wait, never a wrong decision among gateways.
  */
 public final class InflightListener implements AutoCloseable {
 
-    /** What the listener tells the registrations. */
-    public interface Notices {
-        /** Another instance waits on, or something raised, the fence of {@code resource}. */
-        void wanted(ResourceKey resource);
-
-        /** Every notice sent before {@code sinceNanos} (System.nanoTime) has been delivered. */
-        void confirmed(long sinceNanos);
-
-        /** The connection is gone: notices may be missed until it is back. */
-        void lost();
-    }
-
     public static final String CHANNEL = "fencegate_inflight";
+    /** Separates the resource from the token in a gateway's notice; a notice without it (the table's trigger) names any token. */
+    static final char TOKEN_SEPARATOR = '\n';
     private static final Logger log = LoggerFactory.getLogger(InflightListener.class);
     private static final int POLL_MILLIS = 250;
 
     private final DataSource dataSource;
-    private final Notices notices;
+    private final InstanceFences fences;
     private final Thread thread;
     private volatile boolean closed;
 
-    public InflightListener(DataSource dataSource, Notices notices) {
+    public InflightListener(DataSource dataSource, InstanceFences fences) {
         this.dataSource = dataSource;
-        this.notices = notices;
+        this.fences = fences;
         this.thread = new Thread(this::listen, "fence-inflight-listener");
         this.thread.setDaemon(true);
     }
@@ -59,33 +52,53 @@ public final class InflightListener implements AutoCloseable {
                 statement.execute("LISTEN " + CHANNEL);
                 PGConnection received = connection.unwrap(PGConnection.class);
                 while (!closed) {
-                    long asked = System.nanoTime();
+                    long asked = fences.now();
                     // The server sends what was notified before the ping ahead of its answer.
                     statement.execute("SELECT 1");
                     deliver(received.getNotifications());
-                    notices.confirmed(asked);
+                    fences.listenerConfirmed(asked);
                     deliver(received.getNotifications(POLL_MILLIS));
                 }
             } catch (SQLException | RuntimeException e) {
-                notices.lost();
+                fences.listenerLost();
                 if (!closed) {
                     log.debug("in-flight listener lost its connection, reconnecting: {}", e.getMessage());
                     pause();
                 }
             }
         }
-        notices.lost();
+        fences.listenerLost();
     }
 
     private void deliver(PGNotification[] batch) {
         if (batch != null) {
             for (PGNotification notification : batch) {
-                String resource = notification.getParameter();
-                if (resource != null && !resource.isEmpty()) {
-                    notices.wanted(new ResourceKey(resource));
-                }
+                heard(notification.getParameter());
             }
         }
+    }
+
+    /** {@code resource\ntoken} from a gateway, or {@code resource} alone from the table's trigger: the token is then unknown. */
+    private void heard(String payload) {
+        if (payload == null || payload.isEmpty()) {
+            return;
+        }
+        int separator = payload.lastIndexOf(TOKEN_SEPARATOR);
+        OptionalLong token = OptionalLong.empty();
+        if (separator >= 0) {
+            try {
+                token = OptionalLong.of(Long.parseLong(payload.substring(separator + 1)));
+            } catch (NumberFormatException e) {
+                token = OptionalLong.empty();
+            }
+            payload = payload.substring(0, separator);
+        }
+        fences.heard(new ResourceKey(payload), token);
+    }
+
+    /** A gateway's notice that the fence of {@code resource} is raised to {@code token}, or about to be. */
+    static String notice(ResourceKey resource, long token) {
+        return resource.value() + TOKEN_SEPARATOR + token;
     }
 
     private static void pause() {

@@ -40,29 +40,46 @@ public final class PostgresFenceStore implements FenceStore {
     private static final String JUDGE_ONE = """
             SELECT f.token, f.holder, EXISTS (
                 SELECT 1 FROM fence_inflight i
-                WHERE i.resource = f.resource AND i.instance <> ? AND i.min_token < ? AND i.until > now())
+                WHERE i.resource = f.resource AND i.instance <> ? AND i.min_token < ? AND i.until > now()), EXISTS (
+                SELECT 1 FROM fence_inflight i
+                WHERE i.resource = f.resource AND i.instance <> ? AND i.min_token < ? AND i.until <= now())
             FROM fence f WHERE f.resource = ?""";
     private static final String JUDGE_ALL = """
             SELECT c.ord, f.token, f.holder, f.token IS NOT NULL AND EXISTS (
                 SELECT 1 FROM fence_inflight i
-                WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until > now())
+                WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until > now()),
+                f.token IS NOT NULL AND EXISTS (
+                SELECT 1 FROM fence_inflight i
+                WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until <= now())
             FROM unnest(?::text[], ?::bigint[]) WITH ORDINALITY AS c(resource, token, ord)
             LEFT JOIN fence f ON f.resource = c.resource
             ORDER BY c.ord""";
+    /** Rows of other instances that expired without being withdrawn, once a raise gave them time to hear of it. */
+    private static final String FORGET_EXPIRED = "DELETE FROM fence_inflight WHERE resource = ? AND instance <> ? AND until <= now()";
+    /**
+     * Raises one fence, and announces the raise to every instance in the same commit, whether or
+     * not anything waits: an instance holding the old fence must stop, even one whose
+     * registration row is gone. Returns the row it wrote.
+     */
     private static final String RAISE = """
-            INSERT INTO fence AS f (resource, token, holder) VALUES (?, ?, ?)
-            ON CONFLICT (resource) DO UPDATE
-                SET token = EXCLUDED.token, holder = EXCLUDED.holder, updated_at = now()
-                WHERE f.token < EXCLUDED.token""";
+            WITH raised AS (
+                INSERT INTO fence AS f (resource, token, holder) VALUES (?, ?, ?)
+                ON CONFLICT (resource) DO UPDATE
+                    SET token = EXCLUDED.token, holder = EXCLUDED.holder, updated_at = now()
+                    WHERE f.token < EXCLUDED.token
+                RETURNING f.resource, f.token)
+            SELECT resource, pg_notify(?, resource || chr(10) || token) FROM raised""";
 
     /** {@link #RAISE} for many claims, distinct resources in order; returns the rows it wrote. */
     private static final String RAISE_ALL = """
-            INSERT INTO fence AS f (resource, token, holder)
-            SELECT c.resource, c.token, c.holder FROM unnest(?::text[], ?::bigint[], ?::text[]) AS c(resource, token, holder)
-            ON CONFLICT (resource) DO UPDATE
-                SET token = EXCLUDED.token, holder = EXCLUDED.holder, updated_at = now()
-                WHERE f.token < EXCLUDED.token
-            RETURNING f.resource""";
+            WITH raised AS (
+                INSERT INTO fence AS f (resource, token, holder)
+                SELECT c.resource, c.token, c.holder FROM unnest(?::text[], ?::bigint[], ?::text[]) AS c(resource, token, holder)
+                ON CONFLICT (resource) DO UPDATE
+                    SET token = EXCLUDED.token, holder = EXCLUDED.holder, updated_at = now()
+                    WHERE f.token < EXCLUDED.token
+                RETURNING f.resource, f.token)
+            SELECT resource, pg_notify(?, resource || chr(10) || token) FROM raised""";
 
     private final DataSource dataSource;
     private final UUID instance;
@@ -128,7 +145,7 @@ public final class PostgresFenceStore implements FenceStore {
             if (decision instanceof FenceDecision.Draining draining) {
                 try (PreparedStatement notify = connection.prepareStatement("SELECT pg_notify(?, ?)")) {
                     notify.setString(1, InflightListener.CHANNEL);
-                    notify.setString(2, draining.claim().resource().value());
+                    notify.setString(2, InflightListener.notice(draining.claim().resource(), draining.claim().token().value()));
                     notify.execute();
                 }
             }
@@ -204,8 +221,9 @@ public final class PostgresFenceStore implements FenceStore {
         List<FenceDecision> decisions = new ArrayList<>(claims.size());
         try (PreparedStatement statement = connection.prepareStatement(JUDGE_ALL)) {
             statement.setObject(1, instance);
-            statement.setArray(2, connection.createArrayOf("text", resources));
-            statement.setArray(3, connection.createArrayOf("bigint", tokens));
+            statement.setObject(2, instance);
+            statement.setArray(3, connection.createArrayOf("text", resources));
+            statement.setArray(4, connection.createArrayOf("bigint", tokens));
             try (ResultSet row = statement.executeQuery()) {
                 while (row.next()) {
                     FenceClaim claim = claims.get(row.getInt(1) - 1);
@@ -214,7 +232,7 @@ public final class PostgresFenceStore implements FenceStore {
                         decisions.add(FencePolicy.decide(Optional.empty(), claim));
                         continue;
                     }
-                    decisions.add(judged(claim, token, row.getString(3), row.getBoolean(4)));
+                    decisions.add(judged(claim, token, row.getString(3), row.getBoolean(4), row.getBoolean(5)));
                 }
             }
         }
@@ -226,20 +244,38 @@ public final class PostgresFenceStore implements FenceStore {
         try (PreparedStatement statement = connection.prepareStatement(JUDGE_ONE)) {
             statement.setObject(1, instance);
             statement.setLong(2, claim.token().value());
-            statement.setString(3, claim.resource().value());
+            statement.setObject(3, instance);
+            statement.setLong(4, claim.token().value());
+            statement.setString(5, claim.resource().value());
             try (ResultSet row = statement.executeQuery()) {
                 if (!row.next()) {
                     return FencePolicy.decide(Optional.empty(), claim);
                 }
-                return judged(claim, row.getLong(1), row.getString(2), row.getBoolean(3));
+                return judged(claim, row.getLong(1), row.getString(2), row.getBoolean(3), row.getBoolean(4));
             }
         }
     }
 
-    private static FenceDecision judged(FenceClaim claim, long token, String holder, boolean draining) {
+    /** A live lower registration elsewhere drains; failing that, an expired one drains as a possible holder. */
+    private static FenceDecision judged(FenceClaim claim, long token, String holder, boolean draining, boolean expiredHolder) {
         Fence fence = new Fence(claim.resource(), new FencingToken(token), Optional.ofNullable(holder).map(Holder::new));
         FenceDecision decision = FencePolicy.decide(Optional.of(fence), claim);
-        return draining && decision instanceof FenceDecision.Admitted ? new FenceDecision.Draining(claim, fence) : decision;
+        if (!(decision instanceof FenceDecision.Admitted) || !draining && !expiredHolder) {
+            return decision;
+        }
+        return new FenceDecision.Draining(claim, fence, !draining);
+    }
+
+    @Override
+    public void forgetExpiredRegistrations(ResourceKey resource) {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement delete = connection.prepareStatement(FORGET_EXPIRED)) {
+            delete.setString(1, resource.value());
+            delete.setObject(2, instance);
+            delete.executeUpdate();
+        } catch (SQLException e) {
+            throw unavailable("expired registrations for " + resource + " could not be removed", e);
+        }
     }
 
     private static Optional<Fence> read(Connection connection, ResourceKey resource) throws SQLException {
@@ -274,9 +310,13 @@ public final class PostgresFenceStore implements FenceStore {
                 statement.setString(1, claim.resource().value());
                 statement.setLong(2, claim.token().value());
                 statement.setString(3, claim.holder().map(Holder::value).orElse(null));
-                int rows = statement.executeUpdate();
+                statement.setString(4, InflightListener.CHANNEL);
+                boolean wrote;
+                try (ResultSet changed = statement.executeQuery()) {
+                    wrote = changed.next();
+                }
                 requireDurable(statement.getWarnings(), claim);
-                if (rows == 1) {
+                if (wrote) {
                     raised.add(claim);
                 }
             }
@@ -288,6 +328,7 @@ public final class PostgresFenceStore implements FenceStore {
             statement.setArray(2, connection.createArrayOf("bigint", rows.stream().map(c -> c.token().value()).toArray()));
             statement.setArray(3, connection.createArrayOf("text",
                     rows.stream().map(c -> c.holder().map(Holder::value).orElse(null)).toArray()));
+            statement.setString(4, InflightListener.CHANNEL);
             try (ResultSet changed = statement.executeQuery()) {
                 Set<String> resources = new HashSet<>();
                 while (changed.next()) {

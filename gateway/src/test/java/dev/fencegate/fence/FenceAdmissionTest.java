@@ -2,8 +2,10 @@ package dev.fencegate.fence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -13,23 +15,29 @@ class FenceAdmissionTest {
     private static final ResourceKey KEY = new ResourceKey("/jobs/7");
 
     private InMemoryFenceStore store = new InMemoryFenceStore();
-    private final LocalInflight local = new LocalInflight();
     private final RememberedFences remembered = new RememberedFences(1_000);
     private final List<FenceClaim> regressions = new ArrayList<>();
-    private final List<FenceClaim> registered = new ArrayList<>();
-    private final InflightRegistrations registrations = new InflightRegistrations() {
+    private final List<ResourceKey> registered = new ArrayList<>();
+    private final RegistrationRows rows = new RegistrationRows() {
         @Override
-        public void cover(FenceClaim claim) {
-            registered.add(claim);
+        public List<Written> write(Map<ResourceKey, Long> minTokens, Duration length) {
+            registered.addAll(minTokens.keySet());
+            return RegistrationRows.NONE.write(minTokens, length);
         }
 
         @Override
-        public void reconcile() {
+        public void tidy(List<Change> withdrawals, List<Change> narrowings) {
+        }
+
+        @Override
+        public void withdrawAll() {
         }
     };
+    private final InstanceFences local = new InstanceFences(rows,
+            new LeaseTiming(Duration.ofSeconds(5), Duration.ofSeconds(3), Duration.ofSeconds(10)), System::nanoTime);
 
     private FenceAdmission admission() {
-        return new FenceAdmission(new DelegatingStore(), registrations, local, remembered, regressions::add);
+        return new FenceAdmission(new DelegatingStore(), local, remembered, regressions::add);
     }
 
     private static FenceClaim claim(long token) {
@@ -39,7 +47,7 @@ class FenceAdmissionTest {
     @Test
     void everyAttemptRegistersTheClaimBeforeTheFenceIsRead() {
         admission().attempt(claim(3));
-        assertThat(registered).containsExactly(claim(3));
+        assertThat(registered).containsExactly(KEY);
     }
 
     @Test

@@ -54,24 +54,47 @@ class StoreFaultsIT {
 
     @Test
     void aGatewayKilledMidForwardHoldsHigherTokensBackUntilItsWritesCannotLand() throws Exception {
-        DatabaseConfig database = TestPostgres.config(TestPostgres.newSchema("killed_instance"));
+        Duration waited = killMidForwardThenRaise("killed_instance", "/jobs/k", Duration.ofSeconds(2));
+        // Its row may have been renewed just before the kill: it lives 2 s + 3 s, then 1.25 s of grace.
+        assertThat(waited).as("held back no longer than its writes could land").isLessThan(Duration.ofSeconds(10));
+    }
+
+    /**
+     * Measures kill to next token: a dead instance's rows hold higher tokens back for the store
+     * timeout plus the row headroom (3 s) and the grace (1.25 s), 9.25 s here, not several times the timeout.
+     */
+    @Test
+    void aKilledGatewaysNextTokenLandsWithinTheUpstreamTimeoutAndTheRowHeadroom() throws Exception {
+        Duration waited = killMidForwardThenRaise("killed_measured", "/jobs/m", Duration.ofSeconds(5));
+        System.out.println("kill to next token landed: " + waited.toMillis() + " ms (upstream timeout 5 s)");
+        assertThat(waited).isLessThan(Duration.ofSeconds(12));
+    }
+
+    /** Kills a gateway process while the store holds its write at 5, then lands 6 through another; returns kill to 6 landed. */
+    private static Duration killMidForwardThenRaise(String schema, String path, Duration upstreamTimeout) throws Exception {
+        DatabaseConfig database = TestPostgres.config(TestPostgres.newSchema(schema));
         try (MemoryObjectStore store = MemoryObjectStore.start(MemoryObjectStore.Options.loopback());
              Gateway survivor = Gateway.start(GatewayHarness.config(URI.create("http://127.0.0.1:" + store.port()),
-                     database, Duration.ofSeconds(2)))) {
-            GatewayProcess doomed = GatewayProcess.start(List.of("-Xmx128m"), store.port(), database, "--upstream-timeout", "2s");
+                     database, upstreamTimeout))) {
+            GatewayProcess doomed = GatewayProcess.start(List.of("-Xmx128m"), store.port(), database,
+                    "--upstream-timeout", upstreamTimeout.toSeconds() + "s");
+            long killedAt;
             try {
-                CompletableFuture<HttpResponse<String>> inFlight = CompletableFuture.supplyAsync(() -> put(doomed.port(), "/jobs/k", 5, 1500));
+                CompletableFuture<HttpResponse<String>> inFlight = CompletableFuture.supplyAsync(() -> put(doomed.port(), path, 5, 1500));
                 Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> store.requestCount() >= 1);
+                killedAt = System.nanoTime();
                 doomed.process().destroyForcibly().waitFor();
                 assertThat(inFlight.handle((response, failure) -> failure != null || response.statusCode() >= 500).get()).isTrue();
             } finally {
                 doomed.close();
             }
 
-            HttpResponse<String> newer = putUntilAnswered(survivor.port(), "/jobs/k", 6, 0);
+            HttpResponse<String> newer = putUntilAnswered(survivor.port(), path, 6, 0);
+            Duration waited = Duration.ofNanos(System.nanoTime() - killedAt);
             assertThat(newer.statusCode()).isIn(201, 204);
-            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> store.appliedTo("/jobs/k").size() == 2);
-            assertThat(store.appliedTo("/jobs/k")).extracting(AppliedWrite::fencingToken).containsExactly("5", "6");
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> store.appliedTo(path).size() == 2);
+            assertThat(store.appliedTo(path)).extracting(AppliedWrite::fencingToken).containsExactly("5", "6");
+            return waited;
         }
     }
 
@@ -96,7 +119,7 @@ class StoreFaultsIT {
         HttpResponse<String> response = put(port, path, token, storeDelayMillis);
         while (response.statusCode() == 503 && System.nanoTime() < deadline) {
             assertThat(response.body()).contains("lower-token-in-flight");
-            Thread.sleep(200);
+            Thread.sleep(100);
             response = put(port, path, token, storeDelayMillis);
         }
         return response;

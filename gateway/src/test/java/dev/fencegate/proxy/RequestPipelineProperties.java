@@ -56,19 +56,6 @@ import net.jqwik.api.lifecycle.BeforeContainer;
 class RequestPipelineProperties {
 
     private static final NoNettyLeaks LEAKS = new NoNettyLeaks();
-    /** No upload owners can be read or recorded here: multipart steps fail closed. */
-    private static final dev.fencegate.fence.UploadOwners NO_UPLOAD_OWNERS = new dev.fencegate.fence.UploadOwners() {
-        @Override
-        public java.util.concurrent.CompletableFuture<Void> record(String uploadId, dev.fencegate.fence.ResourceKey object) {
-            return java.util.concurrent.CompletableFuture.failedFuture(new IllegalStateException("no upload owners here"));
-        }
-
-        @Override
-        public java.util.concurrent.CompletableFuture<java.util.Optional<dev.fencegate.fence.ResourceKey>> ownerOf(String uploadId) {
-            return java.util.concurrent.CompletableFuture.failedFuture(new IllegalStateException("no upload owners here"));
-        }
-    };
-
     @BeforeContainer
     static void watchLeaks() {
         LEAKS.beforeAll(null);
@@ -159,7 +146,7 @@ class RequestPipelineProperties {
         StoreConnections connections = new StoreConnections(EmbeddedStoreChannel.transport(), config.upstreamAddress(),
                 Duration.ofSeconds(1), new WriteBufferWaterMark(64 * 1024, 256 * 1024));
         GatewayRuntime runtime = new GatewayRuntime(gate, connections, new GatewayMetrics(new SimpleMeterRegistry()),
-                AccessLog.of(AccessLogFormat.OFF), ClaimRules.plain(), "", 30_000, NO_UPLOAD_OWNERS);
+                AccessLog.of(AccessLogFormat.OFF), ClaimRules.plain(), "", 30_000, NoUploadOwners.INSTANCE);
         EmbeddedChannel client = new EmbeddedClientChannel();
         client.config().setOption(ChannelOption.AUTO_READ, false);
         client.pipeline().addLast(new ClientChannelInitializer(config, runtime));

@@ -1,0 +1,386 @@
+package dev.fencegate.fence;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.LongSupplier;
+
+/**
+ * The one owner of this instance's fence state: its writes in flight, its registrations (leases
+ * on the fences of resources it writes), the fences it holds, and how recently its listener
+ * confirmed it hears raises. Event loops, fence-check threads, the sweep and the listener all come
+ * through these methods; the lock is private. Time is read from an injected monotonic clock.
+ *
+ * <p>A write's window ({@link SendWindow}) follows the lease it was admitted under: a renewal
+ * confirmed before the lease could lapse extends it, a raise heard for the resource closes it
+ * for lower tokens, and nothing else opens it again.
+ */
+public final class InstanceFences {
+
+    /** How recently the listener must have confirmed for held fences to be used. */
+    public static final Duration LISTENER_FRESH = Duration.ofSeconds(1);
+    /**
+     * How long a raise that found another instance's row expired, not withdrawn, still treats that
+     * instance as a possible holder: long enough for its listener to hear the raise or go stale.
+     */
+    public static final Duration EXPIRED_HOLDER_GRACE = LISTENER_FRESH.plusMillis(250);
+    private static final long GRACE_MEMORY_NANOS = Duration.ofSeconds(60).toNanos();
+
+    private final Object lock = new Object();
+    private final RegistrationRows rows;
+    private final LeaseTiming timing;
+    private final LongSupplier clock;
+    private final InflightTokens inflight = new InflightTokens();
+    private final Map<ResourceKey, Lease> leases = new HashMap<>();
+    /** Resources another instance is waiting on: released as soon as nothing local needs them. */
+    private final Set<ResourceKey> wanted = new HashSet<>();
+    /** Dropping a slot also voids every fence read still under way for it. */
+    private final Map<ResourceKey, HeldSlot> held = new HashMap<>();
+    /** Until when a raise here waits for an instance whose row it found expired. */
+    private final Map<ResourceKey, Long> expiredHolderGrace = new HashMap<>();
+    private long listenerConfirmedNanos;
+    private boolean listenerConfirmed;
+
+    private static final class HeldSlot {
+        private HeldFence fence;
+    }
+
+    /** What a claim was covered by before its fence was read: its lease, and the hold the read may become. */
+    record Covered(Lease lease, HeldSlot slot) {
+    }
+
+    public InstanceFences(RegistrationRows rows, LeaseTiming timing, LongSupplier clock) {
+        this.rows = rows;
+        this.timing = timing;
+        this.clock = clock;
+    }
+
+    public long now() {
+        return clock.getAsLong();
+    }
+
+    public LeaseTiming timing() {
+        return timing;
+    }
+
+    public void enter(FenceClaim claim) {
+        synchronized (lock) {
+            inflight.enter(claim);
+        }
+    }
+
+    public void exit(FenceClaim claim) {
+        long now = now();
+        synchronized (lock) {
+            inflight.exit(claim, now);
+        }
+    }
+
+    /** Whether no write of this instance may still be on its way to the store. */
+    public boolean nothingInFlight() {
+        synchronized (lock) {
+            return inflight.isEmpty();
+        }
+    }
+
+    /**
+     * Admits {@code claim} and enters it as in flight when it is at a fence held here, under a
+     * lease with send time left, with the listener fresh and no lower-token write of its own in
+     * flight; empty when the store must be asked. Never blocks.
+     */
+    Optional<SendWindow> admitHeld(FenceClaim claim) {
+        long now = now();
+        synchronized (lock) {
+            HeldSlot slot = held.get(claim.resource());
+            if (slot == null || slot.fence == null || !slot.fence.admits(claim)) {
+                return Optional.empty();
+            }
+            Lease lease = leases.get(claim.resource());
+            if (lease == null || !lease.covers(claim.token().value()) || lease.sendByNanos() - now <= timing.minSendNanos()
+                    || !listenerFresh(now) || inflight.hasLowerThan(claim)) {
+                return Optional.empty();
+            }
+            inflight.enter(claim);
+            return Optional.of(lease.windowFor(claim.token().value()));
+        }
+    }
+
+    /**
+     * Ensures, before returning, that other instances see this one may send writes to each
+     * claim's resource from the claim's token up, writing rows (one statement) only where the
+     * leases held do not cover it with send time left. Called after {@link #enter}, before the
+     * fence is read. Blocks; throws {@link FenceStoreUnavailableException}.
+     */
+    List<Covered> cover(List<FenceClaim> claims) {
+        long now = now();
+        Map<ResourceKey, Long> needed = new TreeMap<>(Comparator.comparing(ResourceKey::value));
+        synchronized (lock) {
+            for (FenceClaim claim : claims) {
+                Lease lease = leases.get(claim.resource());
+                if (lease == null || !lease.covers(claim.token().value()) || lease.sendByNanos() - now <= timing.minSendNanos()) {
+                    needed.merge(claim.resource(), claim.token().value(), Math::min);
+                }
+            }
+        }
+        if (!needed.isEmpty()) {
+            write(needed);
+        }
+        List<Covered> covered = new ArrayList<>(claims.size());
+        synchronized (lock) {
+            boolean holding = listenerFresh(now());
+            for (FenceClaim claim : claims) {
+                Lease lease = leases.get(claim.resource());
+                HeldSlot slot = holding && lease != null ? held.computeIfAbsent(claim.resource(), r -> new HeldSlot()) : null;
+                covered.add(new Covered(lease, slot));
+            }
+        }
+        return covered;
+    }
+
+    /** The fence read failed: a raise may have committed, so no hold from it. */
+    void readFailed(List<FenceClaim> claims) {
+        synchronized (lock) {
+            claims.forEach(claim -> held.remove(claim.resource()));
+        }
+    }
+
+    /**
+     * Settles what the store answered for a covered claim, under the lock, so that a claim
+     * admitted at a held fence and a raise settled here see each other: either the raise waits
+     * for the claim, or the claim sees the raise.
+     */
+    FenceDecision settle(FenceClaim claim, FenceDecision decision, Covered covered, RememberedFences remembered) {
+        synchronized (lock) {
+            if (decision instanceof FenceDecision.Admitted admitted) {
+                if (inflight.hasLowerThan(claim)) {
+                    endHolds(claim.resource(), claim.token().value());
+                    return new FenceDecision.Draining(claim, new Fence(claim.resource(), claim.token(), claim.holder()));
+                }
+                remembered.admitted(claim);
+                if (admitted.raised()) {
+                    endHolds(claim.resource(), claim.token().value());
+                } else if (covered.slot() != null && held.get(claim.resource()) == covered.slot()) {
+                    HeldSlot slot = covered.slot();
+                    slot.fence = slot.fence == null || slot.fence.token() < claim.token().value() ? HeldFence.of(claim) : slot.fence.and(claim);
+                }
+                return covered.lease() == null ? admitted.within(SendWindow.CLOSED)
+                        : admitted.within(covered.lease().windowFor(claim.token().value()));
+            }
+            if (decision instanceof FenceDecision.Draining) {
+                // The fence is at the claim's token now: writes here below it are stale and need not go out.
+                endHolds(claim.resource(), claim.token().value());
+            } else if (decision instanceof FenceDecision.Unavailable) {
+                held.remove(claim.resource());
+            }
+            return decision;
+        }
+    }
+
+    /**
+     * A raise of {@code resource} to {@code token}, made or heard here, by any path: no fence of
+     * it is held any longer, and writes below {@code token} not yet fully sent are not sent.
+     */
+    public void raised(ResourceKey resource, long token) {
+        synchronized (lock) {
+            endHolds(resource, token);
+        }
+    }
+
+    private void endHolds(ResourceKey resource, long token) {
+        held.remove(resource);
+        Lease lease = leases.get(resource);
+        if (lease != null) {
+            lease.revokeBelow(token);
+        }
+    }
+
+    /**
+     * A raise found another instance's registration expired, not withdrawn: that instance may
+     * still hold the fence without knowing. True until it has had {@link #EXPIRED_HOLDER_GRACE}
+     * to hear of the raise, counted from the first time this instance found it.
+     */
+    boolean expiredHolderMayStillHold(ResourceKey resource) {
+        long now = now();
+        synchronized (lock) {
+            Long until = expiredHolderGrace.get(resource);
+            if (until == null) {
+                expiredHolderGrace.put(resource, now + EXPIRED_HOLDER_GRACE.toNanos());
+                return true;
+            }
+            return now - until < 0;
+        }
+    }
+
+    /** The expired rows were removed: a later one found for the resource gets a grace of its own. */
+    void expiredHolderGraceServed(ResourceKey resource) {
+        synchronized (lock) {
+            expiredHolderGrace.remove(resource);
+        }
+    }
+
+    /**
+     * The listener heard that an instance raised the fence of {@code resource} to {@code token},
+     * or waits to: see {@link #raised}. With no token (a change made outside the gateways), every
+     * write admitted here so far stops going out. This instance's row is withdrawn at the next
+     * sweep if nothing here is in flight.
+     */
+    public void heard(ResourceKey resource, OptionalLong token) {
+        synchronized (lock) {
+            if (token.isPresent()) {
+                endHolds(resource, token.getAsLong());
+            } else {
+                held.remove(resource);
+                Lease lease = leases.get(resource);
+                if (lease != null) {
+                    lease.revokeAll();
+                }
+            }
+            if (leases.containsKey(resource)) {
+                wanted.add(resource);
+            }
+        }
+    }
+
+    /** Every notice sent before {@code sinceNanos} (this owner's clock) has been delivered. */
+    public void listenerConfirmed(long sinceNanos) {
+        synchronized (lock) {
+            listenerConfirmedNanos = sinceNanos;
+            listenerConfirmed = true;
+        }
+    }
+
+    /** The listener's connection is gone: raises may go unheard until it is back. */
+    public void listenerLost() {
+        synchronized (lock) {
+            listenerConfirmed = false;
+            held.clear();
+        }
+    }
+
+    /** Whether the listener has confirmed recently enough that held fences may be used. */
+    public boolean hearsRaises() {
+        long now = now();
+        synchronized (lock) {
+            return listenerFresh(now);
+        }
+    }
+
+    private boolean listenerFresh(long now) {
+        return listenerConfirmed && now - listenerConfirmedNanos < LISTENER_FRESH.toNanos();
+    }
+
+    /**
+     * Writes rows and records what they confirm. A renewal confirmed before the lease it renews
+     * could have lapsed extends it; otherwise the row may have been gone for a while, another
+     * instance may have raised meanwhile, so it starts a new lease and ends the hold.
+     */
+    private void write(Map<ResourceKey, Long> minTokens) {
+        long started = now();
+        List<RegistrationRows.Written> written = rows.write(minTokens, timing.rowLength());
+        long confirmed = now();
+        long expires = started + timing.rowNanos();
+        synchronized (lock) {
+            for (RegistrationRows.Written row : written) {
+                Lease lease = leases.get(row.resource());
+                if (lease == null || confirmed - lease.expiresNanos >= 0) {
+                    held.remove(row.resource());
+                    leases.put(row.resource(), new Lease(clock, row.minToken(), row.generation(), expires, timing.storeApplyNanos()));
+                } else if (row.generation() >= lease.generation) {
+                    lease.minToken = row.minToken();
+                    lease.generation = row.generation();
+                    lease.extend(expires, timing.storeApplyNanos());
+                }
+            }
+        }
+    }
+
+    /** The full sweep: withdraws idle and expired rows, narrows, renews rows still written under. */
+    public void reconcile() {
+        List<ResourceKey> all;
+        long now = now();
+        synchronized (lock) {
+            all = List.copyOf(leases.keySet());
+            expiredHolderGrace.values().removeIf(until -> now - until > GRACE_MEMORY_NANOS);
+        }
+        reconcile(all, true);
+    }
+
+    /** Only the rows another instance waits on: cheap enough to run often. */
+    public void reconcileWanted() {
+        List<ResourceKey> some;
+        synchronized (lock) {
+            if (wanted.isEmpty()) {
+                return;
+            }
+            some = List.copyOf(wanted);
+        }
+        reconcile(some, false);
+    }
+
+    private void reconcile(List<ResourceKey> resources, boolean renew) {
+        List<RegistrationRows.Change> withdrawals = new ArrayList<>();
+        List<RegistrationRows.Change> narrowings = new ArrayList<>();
+        Map<ResourceKey, Long> renewals = new TreeMap<>(Comparator.comparing(ResourceKey::value));
+        long now = now();
+        // The lock is taken per resource, not across the sweep: event loops enter claims under it.
+        for (ResourceKey resource : resources) {
+            synchronized (lock) {
+                boolean wantedElsewhere = wanted.remove(resource);
+                Lease lease = leases.get(resource);
+                if (lease == null) {
+                    continue;
+                }
+                OptionalLong lowest = inflight.lowest(resource);
+                boolean idle = inflight.idleFor(resource, timing.idleReleaseNanos(), now);
+                if (lowest.isEmpty() && (wantedElsewhere || idle || now - lease.expiresNanos > 0)) {
+                    leases.remove(resource);
+                    held.remove(resource);
+                    inflight.forget(resource);
+                    withdrawals.add(new RegistrationRows.Change(resource, lease.minToken, lease.generation));
+                    continue;
+                }
+                if (lowest.isPresent() && lowest.getAsLong() > lease.minToken) {
+                    // Covers from now on see the higher minimum and write their own row.
+                    lease.minToken = lowest.getAsLong();
+                    narrowings.add(new RegistrationRows.Change(resource, lease.minToken, lease.generation));
+                }
+                if (renew && lease.sendByNanos() - now < timing.renewBelowNanos() && (lowest.isPresent() || !idle)) {
+                    renewals.put(resource, lease.minToken);
+                }
+            }
+        }
+        if (!renewals.isEmpty()) {
+            try {
+                write(renewals);
+            } catch (FenceStoreUnavailableException e) {
+                // Writes under these leases close when their windows run out; new ones get 503.
+            }
+        }
+        if (!withdrawals.isEmpty() || !narrowings.isEmpty()) {
+            rows.tidy(withdrawals, narrowings);
+        }
+    }
+
+    /**
+     * Withdraws every row of this instance on a clean stop, so other instances' raises do not wait
+     * for them to expire; only when nothing of this instance may still land at the store.
+     */
+    public void withdrawAllIfIdle() {
+        if (!nothingInFlight()) {
+            return;
+        }
+        rows.withdrawAll();
+        synchronized (lock) {
+            leases.clear();
+            held.clear();
+        }
+    }
+}

@@ -1,0 +1,66 @@
+package dev.fencegate.fence;
+
+import java.util.function.LongSupplier;
+
+/**
+ * This instance's registration row for one resource, as far as it knows it: the lowest token it
+ * covers, the generation last written, and a lower bound of its expiry by the local monotonic
+ * clock. Fields other than the two volatiles change only under {@link InstanceFences}' lock.
+ * Writes admitted under a lease keep it: a renewal that confirms the row before it could have
+ * lapsed extends their window, a later one starts a new lease and leaves theirs to close.
+ */
+final class Lease {
+
+    private final LongSupplier clock;
+    long minToken;
+    long generation;
+    long expiresNanos;
+    /** Last moment a write admitted under this lease may go out: the expiry less the store's apply time. */
+    private volatile long sendByNanos;
+    /** A raise to this token was heard: writes below it are no longer sent. */
+    private volatile long revokedBelow;
+    /** A raise to an unknown token was heard: windows opened before it are closed. */
+    private volatile long revokedThrough;
+    private long epoch;
+
+    Lease(LongSupplier clock, long minToken, long generation, long expiresNanos, long storeApplyNanos) {
+        this.clock = clock;
+        this.minToken = minToken;
+        this.generation = generation;
+        this.expiresNanos = expiresNanos;
+        this.sendByNanos = expiresNanos - storeApplyNanos;
+    }
+
+    void extend(long expiresNanos, long storeApplyNanos) {
+        if (expiresNanos - this.expiresNanos > 0) {
+            this.expiresNanos = expiresNanos;
+            this.sendByNanos = expiresNanos - storeApplyNanos;
+        }
+    }
+
+    long sendByNanos() {
+        return sendByNanos;
+    }
+
+    void revokeBelow(long token) {
+        if (token > revokedBelow) {
+            revokedBelow = token;
+        }
+    }
+
+    /** Every write admitted so far stops going out; writes admitted later are judged afresh. */
+    void revokeAll() {
+        epoch++;
+        revokedThrough = epoch;
+    }
+
+    boolean covers(long token) {
+        return minToken <= token;
+    }
+
+    /** The window of a write at {@code token} admitted under this lease now. */
+    SendWindow windowFor(long token) {
+        long opened = epoch;
+        return () -> clock.getAsLong() - sendByNanos > 0 || token < revokedBelow || opened < revokedThrough;
+    }
+}

@@ -1,0 +1,155 @@
+package dev.fencegate.store;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.fencegate.fence.Fence;
+import dev.fencegate.fence.FenceAdmission;
+import dev.fencegate.fence.FenceChecker;
+import dev.fencegate.fence.FenceClaim;
+import dev.fencegate.fence.FenceDecision;
+import dev.fencegate.fence.FenceStore;
+import dev.fencegate.fence.FenceStoreUnavailableException;
+import dev.fencegate.fence.InstanceFences;
+import dev.fencegate.fence.LeaseTiming;
+import dev.fencegate.fence.RegistrationRows;
+import dev.fencegate.fence.RememberedFences;
+import dev.fencegate.fence.ResourceKey;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One gateway's fence side against a real PostgreSQL, wired as the gateway wires it, on a clock
+ * the test moves: its store trips are counted, and its registration writes can be made to fail.
+ */
+final class FenceInstance implements AutoCloseable {
+
+    /** A monotonic clock that moves only when a test says so; shared by the instances of a test. */
+    static final class FakeClock {
+        private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+
+        long now() {
+            return nanos.get();
+        }
+
+        void advance(Duration by) {
+            nanos.addAndGet(by.toNanos());
+        }
+    }
+
+    final UUID id = UUID.randomUUID();
+    final AtomicInteger trips = new AtomicInteger();
+    final AtomicBoolean registrationsFail = new AtomicBoolean();
+    final InstanceFences fences;
+    final FenceAdmission admission;
+    final InflightListener listener;
+    private final FenceChecker checker;
+
+    FenceInstance(FenceDatabase database, FakeClock clock, LeaseTiming timing, int remembered, boolean listening) {
+        PostgresInflightRegistrations postgresRows = new PostgresInflightRegistrations(database.dataSource(), id);
+        RegistrationRows rows = new RegistrationRows() {
+            @Override
+            public List<Written> write(Map<ResourceKey, Long> minTokens, Duration length) {
+                if (registrationsFail.get()) {
+                    throw new FenceStoreUnavailableException("registrations cut off by the test");
+                }
+                return postgresRows.write(minTokens, length);
+            }
+
+            @Override
+            public void tidy(List<Change> withdrawals, List<Change> narrowings) {
+                postgresRows.tidy(withdrawals, narrowings);
+            }
+
+            @Override
+            public void withdrawAll() {
+                postgresRows.withdrawAll();
+            }
+        };
+        fences = new InstanceFences(rows, timing, clock::now);
+        PostgresFenceStore postgres = new PostgresFenceStore(database.dataSource(), id);
+        FenceStore counted = new FenceStore() {
+            @Override
+            public FenceDecision admit(FenceClaim claim) {
+                trips.incrementAndGet();
+                return postgres.admit(claim);
+            }
+
+            @Override
+            public List<FenceDecision> admitAll(List<FenceClaim> claims) {
+                trips.incrementAndGet();
+                return postgres.admitAll(claims);
+            }
+
+            @Override
+            public void forgetExpiredRegistrations(ResourceKey resource) {
+                postgres.forgetExpiredRegistrations(resource);
+            }
+
+            @Override
+            public Optional<Fence> read(ResourceKey resource) {
+                return postgres.read(resource);
+            }
+        };
+        admission = new FenceAdmission(counted, fences, new RememberedFences(remembered), claim -> { });
+        checker = new FenceChecker(admission, fences, 2, 64, Duration.ofSeconds(2), Duration.ofMillis(100),
+                Duration.ofMillis(100), Optional::empty, () -> "test pool");
+        listener = listening ? new InflightListener(database.dataSource(), fences).start() : null;
+    }
+
+    /** Writes at {@code claim} until a write at it is admitted from the held fence. */
+    void holdAt(FenceClaim claim) {
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            int before = trips.get();
+            FenceDecision decision = writeAndFinish(claim);
+            return decision instanceof FenceDecision.Admitted && trips.get() == before;
+        });
+    }
+
+    /** Waits until the listener has confirmed, by the test's clock, that it hears every raise. */
+    void awaitListener() {
+        await().atMost(Duration.ofSeconds(5)).until(fences::hearsRaises);
+    }
+
+    FenceDecision write(FenceClaim claim) throws InterruptedException, ExecutionException, TimeoutException {
+        return checker.check(claim).get(5, TimeUnit.SECONDS);
+    }
+
+    void finish(FenceClaim claim) {
+        checker.finished(claim, true);
+    }
+
+    /** A write that reaches the store and comes back, when admitted; the registrations are reconciled after. */
+    FenceDecision writeAndFinish(FenceClaim claim) {
+        try {
+            FenceDecision decision = write(claim);
+            if (decision instanceof FenceDecision.Admitted) {
+                finish(claim);
+            }
+            fences.reconcile();
+            return decision;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (listener != null) {
+            listener.close();
+        }
+        checker.close();
+        fences.withdrawAllIfIdle();
+    }
+}

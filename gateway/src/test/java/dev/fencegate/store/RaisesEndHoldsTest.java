@@ -1,0 +1,175 @@
+package dev.fencegate.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencegate.fence.FenceClaim;
+import dev.fencegate.fence.FenceDecision;
+import dev.fencegate.fence.FencingToken;
+import dev.fencegate.fence.ResourceKey;
+import dev.fencegate.testing.TestPostgres;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every way a fence goes up ends every instance's hold of the old value, the raising instance's
+ * included, while the holder keeps writing: a write, the admin port, the regression guard, SQL by
+ * hand; and a registration row that is gone or expired early does not let two instances admit
+ * from memory side by side.
+ */
+class RaisesEndHoldsTest {
+
+    private static final AtomicInteger RESOURCES = new AtomicInteger();
+    private static String schema;
+    private static FenceDatabase database;
+    private final FenceInstance.FakeClock clock = new FenceInstance.FakeClock();
+    private final List<FenceInstance> instances = new ArrayList<>();
+    private final ResourceKey key = new ResourceKey("/raises/r" + RESOURCES.incrementAndGet());
+
+    @BeforeAll
+    static void openDatabase() {
+        schema = TestPostgres.newSchema(RaisesEndHoldsTest.class.getSimpleName());
+        database = FenceDatabase.open(TestPostgres.config(schema));
+        database.migrate();
+    }
+
+    @AfterAll
+    static void closeDatabase() {
+        if (database != null) {
+            database.close();
+        }
+    }
+
+    @AfterEach
+    void closeInstances() {
+        instances.forEach(FenceInstance::close);
+    }
+
+    @Test
+    void anAdminRaiseOnTheHoldingInstanceEndsItsHoldAtOnce() {
+        FenceInstance a = instance();
+        a.holdAt(claim(5));
+
+        assertThat(a.admission.raise(key, new FencingToken(6))).isInstanceOf(FenceDecision.Admitted.class);
+
+        assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class);
+    }
+
+    @Test
+    void anAdminRaiseOnAnotherInstanceEndsTheHold() {
+        FenceInstance a = instance();
+        FenceInstance b = instance();
+        a.holdAt(claim(5));
+
+        b.admission.raise(key, new FencingToken(6));
+
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class));
+    }
+
+    @Test
+    void theRegressionGuardsRaiseEndsTheHold() throws SQLException {
+        FenceInstance a = instance();
+        FenceInstance b = instance();
+        assertThat(b.writeAndFinish(claim(7))).isInstanceOf(FenceDecision.Admitted.class);
+        // The database loses the fence (a restore): it is back at 5, and nobody is told.
+        sql("ALTER TABLE " + schema + ".fence DISABLE TRIGGER ALL",
+                "UPDATE " + schema + ".fence SET token = 5 WHERE resource = '" + key.value() + "'",
+                "ALTER TABLE " + schema + ".fence ENABLE TRIGGER ALL");
+        b.fences.reconcile();
+        a.holdAt(claim(5));
+
+        // A claim at 5 that reached B's store check (past the remembered-token shortcut, as in a race):
+        // B remembers 7, refuses 5 and raises the fence back, and A hears of it.
+        b.fences.enter(claim(5));
+        assertThat(b.admission.attempt(claim(5))).isInstanceOf(FenceDecision.Stale.class);
+        b.fences.exit(claim(5));
+
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class));
+    }
+
+    @Test
+    void aRaiseBySqlEndsTheHoldAndClosesTheHoldersUnsentWrites() throws Exception {
+        FenceInstance a = instance();
+        a.holdAt(claim(5));
+        FenceDecision.Admitted unsent = (FenceDecision.Admitted) a.write(claim(5));
+        assertThat(unsent.window().closed()).isFalse();
+
+        sql("UPDATE " + schema + ".fence SET token = 9 WHERE resource = '" + key.value() + "'");
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> unsent.window().closed());
+        a.finish(unsent.claim());
+        assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class);
+        // The notice named no token: writes admitted after it, at the new fence, go out as usual.
+        FenceDecision.Admitted atNewFence = (FenceDecision.Admitted) a.write(claim(9));
+        assertThat(atNewFence.window().closed()).isFalse();
+        a.finish(atNewFence.claim());
+    }
+
+    @Test
+    void aDeletedRegistrationRowDoesNotLetTheHolderGoOnAdmittingFromMemory() throws Exception {
+        FenceInstance a = instance();
+        FenceInstance b = instance();
+        a.holdAt(claim(5));
+        FenceDecision.Admitted unsent = (FenceDecision.Admitted) a.write(claim(5));
+        sql("DELETE FROM " + schema + ".fence_inflight WHERE instance = '" + a.id + "'");
+
+        // Nothing for B to wait on: it raises at once, and says so.
+        assertThat(b.writeAndFinish(claim(6))).isInstanceOf(FenceDecision.Admitted.class);
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> unsent.window().closed());
+        assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class);
+        a.finish(unsent.claim());
+    }
+
+    @Test
+    void aRaisePastARowThatExpiredEarlyWaitsUntilItsInstanceHeard() throws Exception {
+        FenceInstance a = instance();
+        FenceInstance b = instance();
+        a.holdAt(claim(5));
+        // The database's clock jumps ahead: A's row has expired, though A's clock says it has seconds to go.
+        sql("UPDATE " + schema + ".fence_inflight SET until = now() - interval '1 second' WHERE instance = '" + a.id + "'");
+
+        assertThat(b.write(claim(6))).as("A may still hold the fence").isInstanceOf(FenceDecision.Draining.class);
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                assertThat(a.write(claim(5))).isInstanceOf(FenceDecision.Stale.class));
+        assertThat(b.write(claim(6))).as("still within the grace").isInstanceOf(FenceDecision.Draining.class);
+
+        clock.advance(Duration.ofMillis(1_300));
+        FenceDecision raised = b.write(claim(6));
+        assertThat(raised).isInstanceOf(FenceDecision.Admitted.class);
+        b.finish(claim(6));
+    }
+
+    private FenceInstance instance() {
+        FenceInstance instance = new FenceInstance(database, clock, HeldFencesTest.TIMING, 100, true);
+        instances.add(instance);
+        return instance;
+    }
+
+    private FenceClaim claim(long token) {
+        return new FenceClaim(key, new FencingToken(token), Optional.empty());
+    }
+
+    private static void sql(String... statements) throws SQLException {
+        var server = TestPostgres.server();
+        try (Connection connection = DriverManager.getConnection(server.url(), server.user(), server.password());
+             Statement statement = connection.createStatement()) {
+            for (String sql : statements) {
+                statement.execute(sql);
+            }
+        }
+    }
+}
