@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencegate.demo.RedisLeaseStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -27,9 +28,21 @@ class DemoIT {
         }
     }
 
+    @Test
+    void withNoPostgresAnsweringTheDemoRunsOnADurableEmbeddedOneAFreshWriteLandsAndAStaleOneIsRefused() throws Exception {
+        String printed = runDemo("--db-url", "jdbc:postgresql://127.0.0.1:1/postgres");
+
+        assertThat(printed).contains("database: database fencegate_demo_")
+                .contains("embedded PostgreSQL").contains("fsync on, synchronous_commit on")
+                .contains("none answered at jdbc:postgresql://127.0.0.1:1/postgres");
+        assertThat(printed).containsPattern("B writes with token 8 +-> 20[0-9]")
+                .contains("-> 412").contains("stale-token").contains("store still holds: \"B's report\"")
+                .doesNotContain("UNEXPECTED");
+    }
+
     private static String runDemo(String... args) throws Exception {
         Path output = Files.createTempFile("fencegate-demo", ".out");
-        List<String> command = new java.util.ArrayList<>(List.of(
+        List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", JAR.toString()));
         command.addAll(List.of(args));
         Process demo = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
