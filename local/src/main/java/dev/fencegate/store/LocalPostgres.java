@@ -47,7 +47,8 @@ public final class LocalPostgres implements AutoCloseable {
         }
         try {
             EmbeddedPostgres embedded = startDurable();
-            String embeddedUrl = embedded.getJdbcUrl("postgres", "postgres");
+            // Not getJdbcUrl(): its "?user=postgres" would override the user a caller connects as.
+            String embeddedUrl = "jdbc:postgresql://localhost:" + embedded.getPort() + "/postgres";
             return new LocalPostgres(embeddedUrl, "postgres", "", "embedded PostgreSQL at " + embeddedUrl
                     + " (fsync on, synchronous_commit on; none answered at " + url + ": " + refused.getMessage() + ")",
                     embedded, null);
