@@ -1,5 +1,6 @@
 # Fencegate gateway image. Build: docker build -t fencegate:0.1.0 .
-# The image also carries the load generator (/app/fencegate-loadtest.jar) for the compose loadtest profile.
+# The image also carries the load generator (/app/fencegate-loadtest.jar) and the in-memory store
+# (/app/fencegate-demo.jar) for the compose loadtest profile.
 
 FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
@@ -12,6 +13,7 @@ RUN groupadd --system --gid 10001 fencegate \
 WORKDIR /app
 COPY --from=build /src/gateway/target/fencegate.jar /app/fencegate.jar
 COPY --from=build /src/loadtest/target/fencegate-loadtest.jar /app/fencegate-loadtest.jar
+COPY --from=build /src/demo/target/fencegate-demo.jar /app/fencegate-demo.jar
 # In a container the data port must be reachable from outside it; the admin port stays on
 # loopback unless FENCEGATE_ADMIN_LISTEN (with FENCEGATE_ADMIN_TOKEN) says otherwise.
 ENV FENCEGATE_LISTEN=0.0.0.0:8080

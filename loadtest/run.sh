@@ -7,12 +7,14 @@ cd "$(dirname "$0")/.."
 
 loadtest_jar=loadtest/target/fencegate-loadtest.jar
 gateway_jar=gateway/target/fencegate.jar
+store_jar=demo/target/fencegate-demo.jar
 
 stale() {
   [[ ! -f "$1" ]] || [[ -n "$(find "${@:2}" -newer "$1" -type f -print -quit 2>/dev/null)" ]]
 }
 if stale "$loadtest_jar" pom.xml loadtest/pom.xml loadtest/src \
-   || stale "$gateway_jar" pom.xml gateway/pom.xml gateway/src migrations/pom.xml migrations/src; then
+   || stale "$gateway_jar" pom.xml gateway/pom.xml gateway/src migrations/pom.xml migrations/src \
+   || stale "$store_jar" demo/pom.xml demo/src local/pom.xml local/src; then
   echo "building (./mvnw -q -DskipTests package)..." >&2
   ./mvnw -q -DskipTests package
 fi

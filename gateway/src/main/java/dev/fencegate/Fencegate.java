@@ -3,10 +3,10 @@ package dev.fencegate;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The command line: {@code serve} (the default), {@code check-config}, {@code demo} and {@code store}. */
+/** The command line: {@code serve} (the default), {@code check-config} and {@code sign}; the demo has its own jar. */
 @Command(name = "fencegate", mixinStandardHelpOptions = true, version = "fencegate 0.1.0",
         description = "A reverse proxy that refuses writes carrying a stale fencing token.",
-        subcommands = {ServeCommand.class, CheckConfigCommand.class, DemoCommand.class, StoreCommand.class, SignCommand.class})
+        subcommands = {ServeCommand.class, CheckConfigCommand.class, SignCommand.class})
 public final class Fencegate {
 
     public static void main(String[] args) {

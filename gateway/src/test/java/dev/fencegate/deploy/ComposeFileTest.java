@@ -154,6 +154,8 @@ class ComposeFileTest {
         assertThat(argv.get(0)).isEqualTo("java");
         assertThat(argv.subList(argv.indexOf("-jar"), argv.size())).startsWith("-jar", "/app/fencegate.jar");
         assertThat(finalStage).anyMatch(line -> line.startsWith("COPY --from=") && line.endsWith(" /app/fencegate.jar"));
+        // The production jar has no store command: the loadtest profile's store runs from the demo jar.
+        assertThat(finalStage).anyMatch(line -> line.startsWith("COPY --from=") && line.endsWith(" /app/fencegate-demo.jar"));
     }
 
     @Test
@@ -166,6 +168,7 @@ class ComposeFileTest {
         assertThat(profiles.get("demo")).contains("worker-a", "worker-b");
         assertThat(profiles.get("loadtest")).contains("loadtest");
         assertThat(text(services.path("loadtest"))).contains("/app/fencegate-loadtest.jar").contains("run").contains("--url");
+        assertThat(text(services.path("loadtest-store"))).contains("/app/fencegate-demo.jar").contains("store");
         for (String base : List.of("postgres", "store", "bucket", "gateway")) {
             assertThat(services.path(base).has("profiles")).as(base + " must start without a profile").isFalse();
         }

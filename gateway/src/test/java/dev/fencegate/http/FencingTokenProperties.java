@@ -4,43 +4,47 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.fence.FencingToken;
+import dev.fencegate.testing.SeededCases;
+import dev.fencegate.testing.SeededCases.Gen;
 import java.util.List;
 import java.util.Optional;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.LongRange;
-import net.jqwik.api.statistics.Statistics;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** The token grammar has exactly one spelling per token, and it is {@link Long#toString(long)}. */
 class FencingTokenProperties {
 
     /** ASCII digits plus everything a lenient parser (Long.parseLong among them) might accept. */
-    private static final String ALPHABET = "0123456789+- "
+    private static final char[] ALPHABET = ("0123456789+- "
             + "\u0660\u0661\u0669" // Arabic-Indic digits
             + "\uFF10\uFF15" // fullwidth digits
             + "\u0966\u096F" // Devanagari digits
-            + "\t";
+            + "\t").toCharArray();
+    private static final int SPELLINGS = 3000;
 
-    @Property
-    void everyTokenSpelledByLongToStringParsesToItself(@ForAll @LongRange(min = 1, max = Long.MAX_VALUE) long value) {
+    static Stream<Named<Long>> tokens() {
+        return SeededCases.cases("token-values", 1000, gen -> gen.longBetween(1, Long.MAX_VALUE));
+    }
+
+    @ParameterizedTest
+    @MethodSource("tokens")
+    void everyTokenSpelledByLongToStringParsesToItself(long value) {
         assertThat(FencingHeaders.token(List.of(Long.toString(value))))
                 .isEqualTo(new FencingHeaders.TokenParse.Valid(new FencingToken(value)));
     }
 
-    @Property(tries = 3000)
-    void aSpellingIsAcceptedOnlyWhenItIsTheCanonicalSpellingOfAToken(@ForAll("spellings") String header) {
-        Optional<Long> lenient = lenientValue(header);
-        boolean canonical = lenient.filter(v -> v >= 1 && Long.toString(v).equals(header)).isPresent();
+    static Stream<Named<String>> spellings() {
+        return SeededCases.cases("token-spellings", SPELLINGS, FencingTokenProperties::spelling);
+    }
 
-        Statistics.label("canonical").collect(canonical);
-        Statistics.label("canonical").coverage(coverage -> {
-            coverage.check(true).count(n -> n >= 100);
-            coverage.check(false).count(n -> n >= 1000);
-        });
+    @ParameterizedTest
+    @MethodSource("spellings")
+    void aSpellingIsAcceptedOnlyWhenItIsTheCanonicalSpellingOfAToken(String header) {
+        Optional<Long> lenient = lenientValue(header);
+        boolean canonical = canonical(header);
 
         FencingHeaders.TokenParse parse = FencingHeaders.token(List.of(header));
 
@@ -52,17 +56,29 @@ class FencingTokenProperties {
         }
     }
 
+    /** The spellings above hold enough canonical tokens and enough near-misses to mean something. */
+    @Test
+    void theSpellingsCoverCanonicalTokensAndNearMisses() {
+        long canonical = SeededCases.values("token-spellings", SPELLINGS, FencingTokenProperties::spelling).stream()
+                .filter(FencingTokenProperties::canonical).count();
+        assertThat(canonical).as("canonical").isGreaterThanOrEqualTo(100);
+        assertThat(SPELLINGS - canonical).as("not canonical").isGreaterThanOrEqualTo(1000);
+    }
+
     /**
      * Random strings over the alphabet, and canonical tokens with a prefix or suffix glued on
      * (zeros, signs, spaces, foreign digits) so that near-misses are common.
      */
-    @Provide
-    Arbitrary<String> spellings() {
-        Arbitrary<String> random = Arbitraries.strings().withChars(ALPHABET.toCharArray()).ofMinLength(0).ofMaxLength(22);
-        Arbitrary<String> canonical = Arbitraries.longs().between(1, Long.MAX_VALUE).map(v -> Long.toString(v));
-        Arbitrary<String> affix = Arbitraries.strings().withChars(ALPHABET.toCharArray()).ofMinLength(0).ofMaxLength(3);
-        Arbitrary<String> glued = Combinators.combine(affix, canonical, affix).as((before, token, after) -> before + token + after);
-        return Arbitraries.oneOf(random, canonical, glued);
+    private static String spelling(Gen gen) {
+        return switch (gen.intBetween(0, 2)) {
+            case 0 -> gen.string(ALPHABET, 0, 22);
+            case 1 -> Long.toString(gen.longBetween(1, Long.MAX_VALUE));
+            default -> gen.string(ALPHABET, 0, 3) + gen.longBetween(1, Long.MAX_VALUE) + gen.string(ALPHABET, 0, 3);
+        };
+    }
+
+    private static boolean canonical(String header) {
+        return lenientValue(header).filter(v -> v >= 1 && Long.toString(v).equals(header)).isPresent();
     }
 
     /** What a lenient parser would read, as an independent oracle: it accepts signs, zeros, Unicode digits. */

@@ -62,7 +62,6 @@ class NemesisIT {
             DatabaseConfig database = new DatabaseConfig(url, schema, server.user(), server.password(), TwoGateways.POOL_SIZE,
                     Duration.ofSeconds(2));
             gateways.add(GatewayProcess.start(List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"), store.port(), database,
-                    "--db-pool-size", Integer.toString(TwoGateways.POOL_SIZE),
                     "--upstream-timeout", TwoGateways.seconds(UPSTREAM_TIMEOUT), "--client-idle-timeout", "30s"));
         }
     }

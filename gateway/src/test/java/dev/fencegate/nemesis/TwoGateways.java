@@ -57,7 +57,7 @@ final class TwoGateways implements AutoCloseable {
                     server.password(), POOL_SIZE, checkTimeout);
             // Started first, alone: it creates the schema, so the two never migrate at once.
             victim = GatewayProcess.start(List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"), store.port(), throughRelay,
-                    "--db-pool-size", Integer.toString(POOL_SIZE), "--upstream-timeout", seconds(upstreamTimeout),
+                    "--upstream-timeout", seconds(upstreamTimeout),
                     "--client-idle-timeout", "30s", "--fence-timeout", seconds(checkTimeout));
             DatabaseConfig direct = new DatabaseConfig(server.url(), schema, server.user(), server.password(), POOL_SIZE,
                     checkTimeout);

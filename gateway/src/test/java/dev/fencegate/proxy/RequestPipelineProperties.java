@@ -15,6 +15,8 @@ import dev.fencegate.http.ClaimRules;
 import dev.fencegate.observability.AccessLog;
 import dev.fencegate.observability.GatewayMetrics;
 import dev.fencegate.testing.NoNettyLeaks;
+import dev.fencegate.testing.SeededCases;
+import dev.fencegate.testing.SeededCases.Gen;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -36,15 +38,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.statistics.Statistics;
-import net.jqwik.api.lifecycle.AfterContainer;
-import net.jqwik.api.lifecycle.BeforeContainer;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Named;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Raw requests, mostly plausible and often hostile, through the real client pipeline in an
@@ -55,20 +56,40 @@ import net.jqwik.api.lifecycle.BeforeContainer;
  */
 class RequestPipelineProperties {
 
-    private static final NoNettyLeaks LEAKS = new NoNettyLeaks();
-    @BeforeContainer
-    static void watchLeaks() {
-        LEAKS.beforeAll(null);
+    @RegisterExtension
+    static final NoNettyLeaks LEAKS = new NoNettyLeaks();
+
+    private static final int CASES = 1000;
+    private static final Map<String, Integer> ENDINGS = new ConcurrentHashMap<>();
+
+    /** One raw request, and where its bytes are cut in two reads. */
+    record Case(String input, int split) {
+        static Case generate(Gen gen) {
+            return new Case(request(gen), gen.intBetween(0, 400));
+        }
     }
 
-    @AfterContainer
-    static void noLeaks() throws InterruptedException {
-        LEAKS.afterAll(null);
+    static Stream<Named<Case>> cases() {
+        return SeededCases.cases("raw-requests", CASES, Case::generate);
     }
 
-    @Property(tries = 1000)
-    void everyInputIsEitherForwardedOnceAndReadAlikeOrAnsweredByTheGateway(@ForAll("requests") String input,
-                                                                           @ForAll("splits") int split) {
+    /** Both ends must be exercised, or the property proves little. */
+    @AfterAll
+    static void theCasesReachedTheStoreAndTheCodecsRefusal() {
+        int total = ENDINGS.values().stream().mapToInt(Integer::intValue).sum();
+        if (total == CASES) {
+            assertThat(ENDINGS.getOrDefault("forwarded", 0) * 100 / total).as("percent forwarded; %s", ENDINGS)
+                    .isGreaterThanOrEqualTo(5);
+            assertThat(ENDINGS.getOrDefault("codec failure, answered", 0) * 100 / total).as("percent codec failures; %s", ENDINGS)
+                    .isGreaterThanOrEqualTo(5);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    void everyInputIsEitherForwardedOnceAndReadAlikeOrAnsweredByTheGateway(Case c) {
+        String input = c.input();
+        int split = c.split();
         InMemoryFenceStore fences = new InMemoryFenceStore();
         EmbeddedStoreChannel.OPENED.get().clear();
         EmbeddedChannel client = clientPipeline(fences);
@@ -90,13 +111,8 @@ class RequestPipelineProperties {
                 client.runPendingTasks();
             }
             List<String> answers = responses(client);
-            Statistics.collect(forwarded.complete() ? "forwarded" : reference.failed() ? "codec failure, answered"
-                    : forwarded.heads() > 0 ? "head forwarded, body cut" : "answered by the gateway");
-            // Both ends must be exercised, or the property proves little.
-            Statistics.coverage(coverage -> {
-                coverage.check("forwarded").percentage(p -> p >= 5);
-                coverage.check("codec failure, answered").percentage(p -> p >= 5);
-            });
+            ENDINGS.merge(forwarded.complete() ? "forwarded" : reference.failed() ? "codec failure, answered"
+                    : forwarded.heads() > 0 ? "head forwarded, body cut" : "answered by the gateway", 1, Integer::sum);
 
             assertThat(forwarded.heads()).as("request heads forwarded").isLessThanOrEqualTo(1);
             assertThat(forwarded.malformed()).as("forwarded bytes the store cannot parse").isFalse();
@@ -257,45 +273,31 @@ class RequestPipelineProperties {
         }
     }
 
-    @Provide
-    Arbitrary<Integer> splits() {
-        return Arbitraries.integers().between(0, 400);
+    /** One request, assembled from pieces that are mostly valid, with a hostile one now and then. */
+    private static String request(Gen gen) {
+        String method = gen.pick("GET", "HEAD", "OPTIONS", "PUT", "POST", "DELETE", "PATCH", "CONNECT", "TRACE", "put", "PROPFIND");
+        String target = gen.frequency(4, 1) == 0
+                ? gen.pick("/b/k", "/b/%6B", "/b/k?versionId=1", "/b?delete", "/b/caf%C3%A9")
+                : gen.pick("//b/k", "/b/../k", "/b/k;v=1", "/b/a%2Fb", "http://h/b/k", "*", "/b/" + "x".repeat(1_100), "/b/k x");
+        String version = gen.frequency(8, 1) == 0 ? "HTTP/1.1" : gen.pick("HTTP/1.0", "HTTP/1.2", "HTTP/2.0", "http/1.1");
+        List<String> headers = gen.list(0, 5, () -> gen.frequency(6, 1) == 0 ? gen.pick(FINE_HEADERS) : gen.pick(HOSTILE_HEADERS));
+        boolean host = gen.frequency(9, 1) == 0;
+        String body = gen.pick("", "abc", "hello world", "<Delete><Object><Key>k</Key></Object></Delete>",
+                "<Delete><Object><Key>../k</Key></Object></Delete>", "x".repeat(5_000));
+        String framing = gen.frequency(4, 1) == 0 ? gen.pick("none", "length", "chunked") : gen.pick("short-length", "bad-chunk", "chunk-ext", "raw");
+        String lineEnd = gen.frequency(12, 1) == 0 ? "\r\n" : gen.pick("\n", "\r");
+        return assemble(method, target, version, headers, host, body, framing, lineEnd);
     }
 
-    /** One request, assembled from pieces that are mostly valid, with a hostile one now and then. */
-    @Provide
-    Arbitrary<String> requests() {
-        Arbitrary<String> method = Arbitraries.of("GET", "HEAD", "OPTIONS", "PUT", "POST", "DELETE", "PATCH",
-                "CONNECT", "TRACE", "put", "PROPFIND");
-        Arbitrary<String> target = Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(4, Arbitraries.of("/b/k", "/b/%6B", "/b/k?versionId=1", "/b?delete", "/b/caf%C3%A9")),
-                net.jqwik.api.Tuple.of(1, Arbitraries.of("//b/k", "/b/../k", "/b/k;v=1", "/b/a%2Fb", "http://h/b/k", "*",
-                        "/b/" + "x".repeat(1_100), "/b/k x")));
-        Arbitrary<String> version = Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(8, Arbitraries.just("HTTP/1.1")), net.jqwik.api.Tuple.of(1, Arbitraries.of("HTTP/1.0", "HTTP/1.2", "HTTP/2.0", "http/1.1")));
-        Arbitrary<String> fineHeader = Arbitraries.of(
-                "Fencing-Token: 5", "Fencing-Token: 7", "Fencing-Holder: w1", "Connection: close", "Connection: keep-alive",
-                "Connection: X-A", "X-A: 1", "Expect: 100-continue", "Upgrade: h2c", "X-Forwarded-For: 10.0.0.1",
-                "Authorization: AWS4-HMAC-SHA256 Credential=a/b/c/s3/aws4_request, SignedHeaders=host, Signature=0");
-        Arbitrary<String> hostileHeader = Arbitraries.of(
-                "Fencing-Token: 05", "Fencing-Token: +5", "Fencing-Token: 5, 6", "Host: y", "Connection: Fencing-Token",
-                "Expect: other", "Upgrade: websocket", "Transfer-Encoding: chunked", "Transfer-Encoding: gzip, chunked",
-                "Transfer-Encoding: identity", "Content-Length: 3", "Content-Length: 3, 3", "Content-Length: -1",
-                "Content-Length: 999999", "X-Fold: a\r\n b", "X-Ctl: a\u0001b", "Bad Name: x", "X-Colon : x");
-        Arbitrary<String> header = Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(6, fineHeader), net.jqwik.api.Tuple.of(1, hostileHeader));
-        Arbitrary<String> body = Arbitraries.of("", "abc", "hello world", "<Delete><Object><Key>k</Key></Object></Delete>",
-                "<Delete><Object><Key>../k</Key></Object></Delete>", "x".repeat(5_000));
-        Arbitrary<String> framing = Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(4, Arbitraries.of("none", "length", "chunked")),
-                net.jqwik.api.Tuple.of(1, Arbitraries.of("short-length", "bad-chunk", "chunk-ext", "raw")));
-        Arbitrary<String> lineEnd = Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(12, Arbitraries.just("\r\n")),
-                net.jqwik.api.Tuple.of(1, Arbitraries.of("\n", "\r")));
-        Arbitrary<List<String>> headers = header.list().ofMaxSize(5);
-        Arbitrary<Boolean> host = Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(9, Arbitraries.just(true)),
-                net.jqwik.api.Tuple.of(1, Arbitraries.just(false)));
-        return Combinators.combine(method, target, version, headers, host, body, framing, lineEnd)
-                .as(RequestPipelineProperties::assemble);
-    }
+    private static final String[] FINE_HEADERS = {
+        "Fencing-Token: 5", "Fencing-Token: 7", "Fencing-Holder: w1", "Connection: close", "Connection: keep-alive",
+        "Connection: X-A", "X-A: 1", "Expect: 100-continue", "Upgrade: h2c", "X-Forwarded-For: 10.0.0.1",
+        "Authorization: AWS4-HMAC-SHA256 Credential=a/b/c/s3/aws4_request, SignedHeaders=host, Signature=0"};
+    private static final String[] HOSTILE_HEADERS = {
+        "Fencing-Token: 05", "Fencing-Token: +5", "Fencing-Token: 5, 6", "Host: y", "Connection: Fencing-Token",
+        "Expect: other", "Upgrade: websocket", "Transfer-Encoding: chunked", "Transfer-Encoding: gzip, chunked",
+        "Transfer-Encoding: identity", "Content-Length: 3", "Content-Length: 3, 3", "Content-Length: -1",
+        "Content-Length: 999999", "X-Fold: a\r\n b", "X-Ctl: a\u0001b", "Bad Name: x", "X-Colon : x"};
 
     private static String assemble(String method, String target, String version, List<String> headers, boolean host,
                                    String body, String framing, String eol) {

@@ -41,7 +41,9 @@ public final class GatewayProcess implements AutoCloseable {
         command.addAll(List.of("-jar", JAR.toString(), "serve",
                 "--listen", "127.0.0.1:" + port, "--admin-listen", "127.0.0.1:" + adminPort,
                 "--upstream", "http://127.0.0.1:" + storePort,
-                "--db-url", database.url(), "--db-schema", database.schema(), "--db-user", database.user()));
+                "--db-url", database.url(), "--db-schema", database.schema(), "--db-user", database.user(),
+                // As small a pool as the in-process gateways', so the suite fits a busy PostgreSQL.
+                "--db-pool-size", Integer.toString(database.poolSize())));
         command.addAll(List.of(extra));
         Path log = Files.createTempFile("fencegate-process", ".log");
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();

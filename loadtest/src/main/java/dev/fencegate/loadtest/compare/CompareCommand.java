@@ -32,6 +32,10 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--gateway-jar", defaultValue = "gateway/target/fencegate.jar", description = "(default: ${DEFAULT-VALUE})")
     Path gatewayJar;
 
+    @Option(names = "--store-jar", defaultValue = "demo/target/fencegate-demo.jar",
+            description = "The jar whose `store` command runs the do-nothing store (default: ${DEFAULT-VALUE})")
+    Path storeJar;
+
     @Option(names = "--store-delay-ms", defaultValue = "0", description = "Make the do-nothing store take this long per request")
     int storeDelayMs;
 
@@ -83,7 +87,7 @@ public final class CompareCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Path outDir = out != null ? out : Path.of("loadtest", "reports",
                 LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-        CompareSettings settings = new CompareSettings(gatewayJar, outDir,
+        CompareSettings settings = new CompareSettings(gatewayJar, storeJar, outDir,
                 rounds != null ? rounds : quick ? 1 : 2,
                 quick ? Phases.ofSeconds(1, 2) : Phases.ofSeconds(2, 5),
                 quick ? Phases.ofSeconds(0.5, 2) : Phases.ofSeconds(1, 4),

@@ -50,8 +50,10 @@ final class CompareRunner {
     }
 
     Report run() throws InterruptedException, IOException {
-        if (!Files.isRegularFile(settings.gatewayJar())) {
-            throw new CompareException(settings.gatewayJar() + " is missing: run ./mvnw -DskipTests package first");
+        for (Path jar : List.of(settings.gatewayJar(), settings.storeJar())) {
+            if (!Files.isRegularFile(jar)) {
+                throw new CompareException(jar + " is missing: run ./mvnw -DskipTests package first");
+            }
         }
         String started = OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString();
         Optional<NginxBinary> nginx = settings.useNginx() ? NginxBinary.find(settings.nginxCommand()) : Optional.empty();

@@ -10,7 +10,7 @@ import java.util.List;
  * time: PostgreSQL publishes commit counts up to ten seconds late.
  */
 record CompareSettings(
-        Path gatewayJar, Path outDir, int rounds, Phases saturation, Phases fixedRate, Duration drain,
+        Path gatewayJar, Path storeJar, Path outDir, int rounds, Phases saturation, Phases fixedRate, Duration drain,
         List<Double> fractions, RateBasis ratesOf, int connections, int bodySize, int resources, int storeDelayMs,
         String dbUrl, String dbUser, String dbPassword, boolean countCommits,
         boolean useNginx, String nginxCommand, String nginxWorkers, String gatewayHeap, boolean reads,

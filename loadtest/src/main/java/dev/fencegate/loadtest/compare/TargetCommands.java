@@ -17,7 +17,7 @@ final class TargetCommands {
     }
 
     List<String> discardStore(int port) {
-        List<String> command = new ArrayList<>(List.of(java, "-jar", jar(), "store",
+        List<String> command = new ArrayList<>(List.of(java, "-jar", settings.storeJar().toAbsolutePath().toString(), "store",
                 "--listen", "127.0.0.1:" + port, "--discard"));
         if (settings.storeDelayMs() > 0) {
             command.addAll(List.of("--delay-ms", Integer.toString(settings.storeDelayMs())));

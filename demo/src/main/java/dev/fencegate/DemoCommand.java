@@ -27,7 +27,8 @@ import picocli.CommandLine.Option;
 final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--db-url", defaultValue = "${env:FENCEGATE_DB_URL:-jdbc:postgresql://127.0.0.1:5432/postgres}",
-            description = "PostgreSQL to use; an embedded one starts if none answers (default ${DEFAULT-VALUE}).")
+            description = "PostgreSQL server to use (the demo works in a database of its own and drops it); "
+                    + "an embedded one starts if none answers (default ${DEFAULT-VALUE}).")
     String dbUrl;
 
     @Option(names = "--db-user", defaultValue = "${env:FENCEGATE_DB_USER:-postgres}")
@@ -38,9 +39,11 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        try (LocalPostgres postgres = LocalPostgres.connectOrStart(dbUrl, dbUser, dbPassword);
+        // A database of the demo's own, dropped at the end, so a run leaves nothing behind.
+        try (LocalPostgres server = LocalPostgres.connectOrStart(dbUrl, dbUser, dbPassword);
+             LocalPostgres postgres = server.createDatabase("fencegate_demo_");
              MemoryObjectStore store = MemoryObjectStore.start(MemoryObjectStore.Options.loopback())) {
-            say("database: " + postgres.description() + ", schema fencegate_demo");
+            say("database: " + postgres.description());
             GatewayConfig config = new GatewayConfig(new HostPort("127.0.0.1", 0), new HostPort("127.0.0.1", 0),
                     URI.create("http://127.0.0.1:" + store.port()),
                     new DatabaseConfig(postgres.url(), "fencegate_demo", postgres.user(), postgres.password(), 4, Duration.ofSeconds(2)),

@@ -1,6 +1,5 @@
 package dev.fencegate.demo;
 
-import dev.fencegate.http.HeaderNames;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
@@ -11,6 +10,10 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 
 /** Answers each aggregated client request from the ledger, as {@link MemoryObjectStore} describes. */
 final class ObjectRequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+
+    // Spelled out rather than taken from the gateway: this store is a module the gateway's tests use.
+    private static final String FENCING_TOKEN = "Fencing-Token";
+    private static final String FENCING_HOLDER = "Fencing-Holder";
 
     private final StoreLedger ledger;
     private final WriteHold hold;
@@ -52,7 +55,7 @@ final class ObjectRequestHandler extends SimpleChannelInboundHandler<FullHttpReq
     private static WriteRequest writeOf(FullHttpRequest request, String path) {
         HttpHeaders headers = request.headers();
         return new WriteRequest(request.method().name(), path,
-                headers.get(HeaderNames.FENCING_TOKEN), headers.get(HeaderNames.FENCING_HOLDER),
+                headers.get(FENCING_TOKEN), headers.get(FENCING_HOLDER),
                 headers.get(REQUEST_ID), headers.get(HttpHeaderNames.CONTENT_TYPE), ByteBufUtil.getBytes(request.content()));
     }
 
