@@ -8,6 +8,7 @@ import dev.fencegate.config.GatewayConfig;
 import dev.fencegate.observability.GatewayMetrics;
 import dev.fencegate.observability.RuntimeMetrics;
 import dev.fencegate.proxy.AdminServer;
+import dev.fencegate.proxy.ConnectionBounds;
 import dev.fencegate.proxy.GatewayServer;
 import dev.fencegate.store.FenceService;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -47,7 +48,8 @@ public final class Gateway implements AutoCloseable {
         AdminServer admin = null;
         try {
             admin = AdminServer.start(config.adminListen(), new AdminEndpoints(readiness, registry,
-                    FenceAdmin.over(fences.store()), AdminAuth.of(config.operations().adminTokenIfSet())));
+                    FenceAdmin.over(fences.store()), AdminAuth.of(config.operations().adminTokenIfSet())),
+                    ConnectionBounds.of(config));
             GatewayServer server = GatewayServer.start(config, fences.checker(), new GatewayMetrics(registry));
             readiness.serving();
             log.info("Fencegate ready on {} (admin {}), fences in {}", config.listen(), config.adminListen(),

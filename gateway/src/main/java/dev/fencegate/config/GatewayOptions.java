@@ -83,6 +83,11 @@ public final class GatewayOptions {
         flag(Setting.CLIENT_IDLE_TIMEOUT, value);
     }
 
+    @Option(names = "--head-timeout", paramLabel = "DURATION", description = "Longest a request head may take to arrive whole, from its first byte, however steadily it trickles; then 408 and a close (env FENCEGATE_HEAD_TIMEOUT; default 10s).")
+    void headTimeout(String value) {
+        flag(Setting.HEAD_TIMEOUT, value);
+    }
+
     @Option(names = "--max-uri-length", paramLabel = "N", description = "Longest request line; longer gets 414 (env FENCEGATE_MAX_URI_LENGTH; default 8192).")
     void maxUriLength(String value) {
         flag(Setting.MAX_URI_LENGTH, value);

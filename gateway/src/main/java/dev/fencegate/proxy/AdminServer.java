@@ -22,6 +22,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutorGroup;
@@ -47,16 +48,28 @@ public final class AdminServer implements AutoCloseable {
     }
 
     public static AdminServer start(HostPort listen, AdminEndpoints endpoints) throws InterruptedException {
+        return start(listen, endpoints, ConnectionBounds.defaults());
+    }
+
+    /** The same idle timeout, head deadline and connection cap as the data port, counted apart from it. */
+    public static AdminServer start(HostPort listen, AdminEndpoints endpoints, ConnectionBounds bounds) throws InterruptedException {
         Transport transport = Transport.best();
         EventLoopGroup group = transport.newGroup(1);
         EventExecutorGroup handlers = new DefaultEventExecutorGroup(HANDLER_THREADS, new DefaultThreadFactory("admin-handler", true));
+        ConnectionLimit connections = new ConnectionLimit(bounds.maxConnections());
         Channel channel = new ServerBootstrap()
                 .group(group)
                 .channel(transport.serverChannel())
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(MAX_ADMIN_REQUEST));
+                        if (!connections.admit(ch)) {
+                            return;
+                        }
+                        HeadDeadline headDeadline = new HeadDeadline(bounds.headTimeout());
+                        ch.pipeline().addLast(new IdleStateHandler(bounds.idleTimeout().toMillis(), 0, 0, TimeUnit.MILLISECONDS),
+                                headDeadline.bytes(), new HttpServerCodec(), headDeadline.heads(),
+                                new HttpObjectAggregator(MAX_ADMIN_REQUEST), new AdminTimeoutReplies());
                         ch.pipeline().addLast(handlers, new AdminHandler(endpoints));
                     }
                 })
