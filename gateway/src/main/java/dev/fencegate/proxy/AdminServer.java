@@ -3,6 +3,7 @@ package dev.fencegate.proxy;
 import dev.fencegate.admin.AdminEndpoints;
 import dev.fencegate.admin.AdminRequest;
 import dev.fencegate.admin.AdminResponse;
+import dev.fencegate.admin.CrossSiteGate;
 import dev.fencegate.config.HostPort;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
@@ -57,6 +58,7 @@ public final class AdminServer implements AutoCloseable {
         EventLoopGroup group = transport.newGroup(1);
         EventExecutorGroup handlers = new DefaultEventExecutorGroup(HANDLER_THREADS, new DefaultThreadFactory("admin-handler", true));
         ConnectionLimit connections = new ConnectionLimit(bounds.maxConnections());
+        CrossSiteGate gate = new CrossSiteGate(listen.host());
         Channel channel = new ServerBootstrap()
                 .group(group)
                 .channel(transport.serverChannel())
@@ -70,7 +72,7 @@ public final class AdminServer implements AutoCloseable {
                         ch.pipeline().addLast(new IdleStateHandler(bounds.idleTimeout().toMillis(), 0, 0, TimeUnit.MILLISECONDS),
                                 headDeadline.bytes(), new HttpServerCodec(), headDeadline.heads(),
                                 new HttpObjectAggregator(MAX_ADMIN_REQUEST), new AdminTimeoutReplies());
-                        ch.pipeline().addLast(handlers, new AdminHandler(endpoints));
+                        ch.pipeline().addLast(handlers, new AdminHandler(endpoints, gate));
                     }
                 })
                 .bind(listen.host(), listen.port())
@@ -94,16 +96,19 @@ public final class AdminServer implements AutoCloseable {
 
     private static final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         private final AdminEndpoints endpoints;
+        private final CrossSiteGate gate;
 
-        AdminHandler(AdminEndpoints endpoints) {
+        AdminHandler(AdminEndpoints endpoints, CrossSiteGate gate) {
             this.endpoints = endpoints;
+            this.gate = gate;
         }
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
             boolean keepAlive = HttpUtil.isKeepAlive(request) && request.decoderResult().isSuccess();
             AdminResponse answer = request.decoderResult().isSuccess()
-                    ? endpoints.handle(adminRequest(ctx, request))
+                    ? gate.refusal(request.method().name(), new QueryStringDecoder(request.uri()).rawPath(), signals(request))
+                            .orElseGet(() -> endpoints.handle(adminRequest(ctx, request)))
                     : AdminResponse.text(400, "malformed request");
             FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                     HttpResponseStatus.valueOf(answer.status()), Unpooled.wrappedBuffer(answer.body()));
@@ -115,6 +120,13 @@ public final class AdminServer implements AutoCloseable {
             if (!keepAlive) {
                 written.addListener(ChannelFutureListener.CLOSE);
             }
+        }
+
+        private static CrossSiteGate.Signals signals(FullHttpRequest request) {
+            var headers = request.headers();
+            return new CrossSiteGate.Signals(Optional.ofNullable(headers.get(HttpHeaderNames.ORIGIN)),
+                    Optional.ofNullable(headers.get("Sec-Fetch-Site")), Optional.ofNullable(headers.get(HttpHeaderNames.HOST)),
+                    Optional.ofNullable(headers.get(HttpHeaderNames.CONTENT_TYPE)));
         }
 
         /** The raw path keeps its escapes: /fences/%2Fa%2Fb names one resource, /a/b, not a deeper route. */
