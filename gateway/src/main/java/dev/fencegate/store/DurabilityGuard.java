@@ -37,6 +37,7 @@ public final class DurabilityGuard {
     private final boolean allowUnsafe;
     private final boolean requireSyncStandby;
     private volatile Verdict verdict = new Verdict(false, "durability of the fence store not checked yet");
+    private volatile boolean checked;
 
     public DurabilityGuard(DataSource dataSource, boolean allowUnsafe, boolean requireSyncStandby) {
         this.dataSource = dataSource;
@@ -104,6 +105,17 @@ public final class DurabilityGuard {
             }
         }
         verdict = fresh;
+        checked = true;
+    }
+
+    /**
+     * The database could not be asked: until it has been once, writes are refused naming why,
+     * rather than with a bare "not checked yet". A verdict once read stands through later outages.
+     */
+    public void uncheckable(String problem) {
+        if (!checked) {
+            verdict = new Verdict(false, "the fence database cannot be used: " + problem);
+        }
     }
 
     /** Why writes must be refused now, or empty when they may be served. */

@@ -62,7 +62,10 @@ public final class FenceService implements AutoCloseable {
         DurabilityGuard guard = new DurabilityGuard(database.dataSource(), config.safety().allowUnsafeDurability(),
                 config.safety().requireSyncStandby());
         FenceStoreMonitor monitor = new FenceStoreMonitor(database, guard, readiness);
-        monitor.start(MONITOR_INTERVAL);
+        // Readiness must follow a dead database within the fence timeout: check at least twice per
+        // timeout, and count a check still unanswered after half of it as a failure.
+        Duration bound = config.database().checkTimeout().dividedBy(2);
+        monitor.start(bound.compareTo(MONITOR_INTERVAL) < 0 ? bound : MONITOR_INTERVAL, bound);
 
         // A write may be in flight for the store timeout, and after an unknown outcome for as long again.
         Duration unknownOutcomeHold = config.upstreamTimeout();
@@ -117,6 +120,11 @@ public final class FenceService implements AutoCloseable {
 
     public FenceDatabase database() {
         return database;
+    }
+
+    /** Why the fence database cannot be used, in one line, or empty when its last check passed. */
+    public java.util.Optional<String> problem() {
+        return java.util.Optional.ofNullable(monitor.problem());
     }
 
     /** Called after the data port drained: nothing of this instance is in flight any more. */
