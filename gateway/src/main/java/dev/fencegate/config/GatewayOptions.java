@@ -130,7 +130,7 @@ public final class GatewayOptions {
     }
 
     @Option(names = "--require-sync-standby", paramLabel = "BOOL", arity = "0..1", fallbackValue = "true",
-            description = "Refuse writes unless a synchronous standby confirms every fence commit (env FENCEGATE_REQUIRE_SYNC_STANDBY; default false).")
+            description = "Refuse writes unless a synchronous standby confirms every fence commit; set it for a replicated database, so that a primary whose standbys are away (after a failover) does not count as safe (env FENCEGATE_REQUIRE_SYNC_STANDBY; default false).")
     void requireSyncStandby(String value) {
         flag(Setting.REQUIRE_SYNC_STANDBY, value);
     }

@@ -64,12 +64,17 @@ public final class DurabilityGuard {
                 return new Verdict(false, r.otherStandbys() + " asynchronous standby(s) and no synchronous one: "
                         + "a failover to a standby can lose acknowledged fences");
             }
+            // A single server and a replicated cluster right after a failover, before its standbys
+            // reattach (Patroni then empties synchronous_standby_names), read the same: only the
+            // operator knows which this is, and says so with --require-sync-standby.
             if (requireSyncStandby) {
                 return new Verdict(false, "no synchronous standby is configured (synchronous_standby_names is empty), "
-                        + "and --require-sync-standby is set");
+                        + "and --require-sync-standby is set: a replicated cluster whose standbys are away, as after a "
+                        + "failover, cannot confirm fences until one reattaches");
             }
             return new Verdict(true, "an acknowledged fence is on the database server's disk (no standbys): "
-                    + "it survives a crash, not the loss of the server");
+                    + "it survives a crash, not the loss of the server (for a replicated cluster, set "
+                    + "--require-sync-standby, so that a primary whose standbys are away does not count as safe)");
         }
         if (r.synchronousCommit().equals("local")) {
             return new Verdict(false, "synchronous_commit is local: commits do not wait for the synchronous standby, "
