@@ -14,8 +14,10 @@ import org.slf4j.LoggerFactory;
  * by DNS rebinding. Programs such as curl send none of what browsers add, so {@code /fences}
  * requests are refused when they carry an {@code Origin}, a {@code Sec-Fetch-Site} other than
  * {@code none} (typed in the address bar), a {@code Host} that is neither an IP literal,
- * {@code localhost} nor the admin listen host (a rebound name), or, on a change, a body type an
- * HTML form can send without a preflight. Probes and metrics stay open: they change nothing.
+ * {@code localhost} nor the admin listen host (a rebound name; checked only without a token,
+ * which a rebound page cannot know, so that operators may reach a tokened port by any name), or,
+ * on a change, a body type an HTML form can send without a preflight. Probes and metrics stay
+ * open: they change nothing.
  */
 public final class CrossSiteGate {
 
@@ -33,10 +35,12 @@ public final class CrossSiteGate {
     }
 
     private final String listenHost;
+    private final boolean tokenRequired;
 
-    /** {@code listenHost}: the admin listen address's host, as configured. */
-    public CrossSiteGate(String listenHost) {
+    /** {@code listenHost}: the admin listen address's host, as configured; {@code tokenRequired}: an admin token is set. */
+    public CrossSiteGate(String listenHost, boolean tokenRequired) {
         this.listenHost = bare(listenHost.toLowerCase(Locale.ROOT));
+        this.tokenRequired = tokenRequired;
     }
 
     /** Why the request is refused, or empty when it may go on to the endpoints. */
@@ -58,7 +62,7 @@ public final class CrossSiteGate {
             return refuse(403, "Sec-Fetch-Site: " + signals.secFetchSite().get()
                     + " (expected none: the fence endpoints refuse requests from web pages)");
         }
-        if (signals.host().isPresent() && !allowedHost(signals.host().get())) {
+        if (!tokenRequired && signals.host().isPresent() && !allowedHost(signals.host().get())) {
             return refuse(403, "Host: " + signals.host().get() + " (expected localhost, an IP address or " + listenHost
                     + ": another name may be a rebound DNS name)");
         }

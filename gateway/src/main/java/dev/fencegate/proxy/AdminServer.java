@@ -58,7 +58,7 @@ public final class AdminServer implements AutoCloseable {
         EventLoopGroup group = transport.newGroup(1);
         EventExecutorGroup handlers = new DefaultEventExecutorGroup(HANDLER_THREADS, new DefaultThreadFactory("admin-handler", true));
         ConnectionLimit connections = new ConnectionLimit(bounds.maxConnections());
-        CrossSiteGate gate = new CrossSiteGate(listen.host());
+        CrossSiteGate gate = new CrossSiteGate(listen.host(), endpoints.requiresToken());
         Channel channel = new ServerBootstrap()
                 .group(group)
                 .channel(transport.serverChannel())

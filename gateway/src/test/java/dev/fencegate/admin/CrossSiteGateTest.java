@@ -11,7 +11,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** What the gate lets through to the fence endpoints, by what a browser would add. */
 class CrossSiteGateTest {
 
-    private final CrossSiteGate gate = new CrossSiteGate("admin.internal");
+    private final CrossSiteGate gate = new CrossSiteGate("admin.internal", false);
 
     @ParameterizedTest(name = "{0} {1} origin={2} site={3} host={4} type={5} -> {6}")
     @MethodSource("cases")
@@ -43,5 +43,16 @@ class CrossSiteGateTest {
                 Arguments.of("GET", "/fences/%2Fb%2Fk", null, null, "127.0.0.1", "text/plain", 0),
                 Arguments.of("GET", "/readyz", "https://evil.example", "cross-site", "evil.example", null, 0),
                 Arguments.of("GET", "/metrics", null, null, "prometheus-target.svc:9090", null, 0));
+    }
+
+    /** A rebound page cannot know the token, so a tokened port answers operators under any name; pages are still refused. */
+    @org.junit.jupiter.api.Test
+    void withATokenAnyHostNameMayBeUsedButPagesAreStillRefused() {
+        CrossSiteGate tokened = new CrossSiteGate("0.0.0.0", true);
+        assertThat(tokened.refusal("POST", "/fences/%2Fb%2Fk", new CrossSiteGate.Signals(Optional.empty(), Optional.empty(),
+                Optional.of("fencegate-admin.internal:9090"), Optional.empty()))).isEmpty();
+        assertThat(tokened.refusal("POST", "/fences/%2Fb%2Fk", new CrossSiteGate.Signals(Optional.of("https://evil.example"),
+                Optional.empty(), Optional.of("fencegate-admin.internal:9090"), Optional.empty())).map(AdminResponse::status))
+                .contains(403);
     }
 }
