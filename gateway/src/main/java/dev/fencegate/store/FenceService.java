@@ -25,6 +25,8 @@ public final class FenceService implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(FenceService.class);
     private static final int CHECK_QUEUE_PER_THREAD = 256;
     private static final Duration MONITOR_INTERVAL = Duration.ofSeconds(1);
+    /** Below this, a fence timeout of a few milliseconds would have the monitor spin. */
+    private static final Duration MIN_MONITOR_BOUND = Duration.ofMillis(50);
     /** Registrations another instance waits on are looked at this often... */
     private static final Duration WANTED_INTERVAL = Duration.ofMillis(50);
     /** ...and all of them this often: a sweep takes the in-flight lock once per registered resource. */
@@ -64,7 +66,8 @@ public final class FenceService implements AutoCloseable {
         FenceStoreMonitor monitor = new FenceStoreMonitor(database, guard, readiness);
         // Readiness must follow a dead database within the fence timeout: check at least twice per
         // timeout, and count a check still unanswered after half of it as a failure.
-        Duration bound = config.database().checkTimeout().dividedBy(2);
+        Duration half = config.database().checkTimeout().dividedBy(2);
+        Duration bound = half.compareTo(MIN_MONITOR_BOUND) < 0 ? MIN_MONITOR_BOUND : half;
         monitor.start(bound.compareTo(MONITOR_INTERVAL) < 0 ? bound : MONITOR_INTERVAL, bound);
 
         // A write may be in flight for the store timeout, and after an unknown outcome for as long again.
