@@ -73,7 +73,8 @@ public final class FenceStoreMonitor implements AutoCloseable {
         try {
             probe.get(bound.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            if (!probe.isDone()) {
+            // Already known to be down: keep the cause the last check found, rather than "no answer".
+            if (!probe.isDone() && lastReachable) {
                 unreachable("the fence database did not answer within " + bound.toMillis() + " ms");
             }
         } catch (ExecutionException e) {
