@@ -1,7 +1,10 @@
 package dev.fencegate;
 
+import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /** The command line: {@code serve} (the default), {@code check-config} and {@code sign}; the demo has its own jar. */
 @Command(name = "fencegate", mixinStandardHelpOptions = true, version = "fencegate 0.1.0",
@@ -14,7 +17,23 @@ public final class Fencegate {
     }
 
     public static CommandLine commandLine() {
-        return new CommandLine(new Fencegate());
+        return new CommandLine(new Fencegate()).setParameterExceptionHandler(Fencegate::shortError);
+    }
+
+    /**
+     * A bad setting gets its one line and a pointer to the help, not picocli's whole usage text,
+     * where the line that matters would scroll away.
+     */
+    static int shortError(ParameterException e, String[] args) {
+        CommandLine command = e.getCommandLine();
+        PrintWriter err = command.getErr();
+        err.println(e.getMessage());
+        UnmatchedArgumentException.printSuggestions(e, err);
+        err.println("See '" + command.getCommandSpec().qualifiedName() + " --help' for every setting and its default.");
+        err.flush();
+        return command.getExitCodeExceptionMapper() != null
+                ? command.getExitCodeExceptionMapper().getExitCode(e)
+                : command.getCommandSpec().exitCodeOnInvalidInput();
     }
 
     /** {@code fencegate --listen ...} means {@code fencegate serve --listen ...}. */

@@ -5,10 +5,13 @@ import dev.fencegate.admin.AdminEndpoints;
 import dev.fencegate.admin.FenceAdmin;
 import dev.fencegate.admin.Readiness;
 import dev.fencegate.config.GatewayConfig;
+import dev.fencegate.config.HostPort;
 import dev.fencegate.observability.GatewayMetrics;
 import dev.fencegate.observability.RuntimeMetrics;
 import dev.fencegate.proxy.AdminServer;
+import dev.fencegate.proxy.ConnectionBounds;
 import dev.fencegate.proxy.GatewayServer;
+import dev.fencegate.proxy.StoreProbe;
 import dev.fencegate.store.FenceService;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -47,11 +50,20 @@ public final class Gateway implements AutoCloseable {
         AdminServer admin = null;
         try {
             admin = AdminServer.start(config.adminListen(), new AdminEndpoints(readiness, registry,
-                    FenceAdmin.over(fences.store(), fences.admission()), AdminAuth.of(config.operations().adminTokenIfSet())));
+                    FenceAdmin.over(fences.store(), fences.admission()), AdminAuth.of(config.operations().adminTokenIfSet())),
+                    ConnectionBounds.of(config));
             GatewayServer server = GatewayServer.start(config, fences.checker(), fences.uploads(), new GatewayMetrics(registry));
             readiness.serving();
-            log.info("Fencegate ready on {} (admin {}), fences in {}", config.listen(), config.adminListen(),
-                    config.database().describe());
+            StoreProbe.problem(config.upstreamAddress(), config.upstreamConnectTimeout()).ifPresent(problem ->
+                    log.warn("Store {} not reachable now ({}); requests get 502 until it answers", config.upstream(), problem));
+            HostPort listening = new HostPort(config.listen().host(), server.port());
+            HostPort adminListening = new HostPort(config.adminListen().host(), admin.port());
+            if (readiness.ready()) {
+                log.info("Fencegate ready on {} (admin {}), fences in {}", listening, adminListening, config.database().describe());
+            } else {
+                log.error("Fencegate NOT READY on {} (admin {}): {}; writes get 503 and /readyz 503 until that is fixed",
+                        listening, adminListening, readiness.describe());
+            }
             return new Gateway(readiness, fences, admin, server, runtimeMetrics);
         } catch (InterruptedException | RuntimeException e) {
             if (admin != null) {

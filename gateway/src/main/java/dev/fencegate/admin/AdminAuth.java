@@ -35,6 +35,11 @@ public final class AdminAuth {
         return token.map(AdminAuth::bearer).orElseGet(AdminAuth::loopbackOnly);
     }
 
+    /** Whether requests must carry the bearer token. */
+    public boolean requiresToken() {
+        return token.isPresent();
+    }
+
     public boolean permits(AdminRequest request) {
         if (token.isEmpty()) {
             return true;

@@ -32,6 +32,11 @@ public final class AdminEndpoints {
         this.fences = fences;
     }
 
+    /** Whether the fence endpoints demand the admin token (else only loopback and the cross-site gate guard them). */
+    public boolean requiresToken() {
+        return fences.map(FenceRoutes::requiresToken).orElse(false);
+    }
+
     /** May block on the fence store for /fences: call it off the event loop. */
     public AdminResponse handle(AdminRequest request) {
         if (request.rawPath().startsWith(FenceRoutes.PREFIX) && fences.isPresent()) {

@@ -31,6 +31,10 @@ final class FenceRoutes {
         this.auth = auth;
     }
 
+    boolean requiresToken() {
+        return auth.requiresToken();
+    }
+
     AdminResponse handle(AdminRequest request) {
         if (!auth.permits(request)) {
             audit.warn("admin request refused from {}: {} {} without a valid bearer token", request.remoteAddress(),

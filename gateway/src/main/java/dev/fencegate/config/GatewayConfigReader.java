@@ -11,6 +11,7 @@ import static dev.fencegate.config.Setting.DB_SCHEMA;
 import static dev.fencegate.config.Setting.DB_URL;
 import static dev.fencegate.config.Setting.DB_USER;
 import static dev.fencegate.config.Setting.FENCE_TIMEOUT;
+import static dev.fencegate.config.Setting.HEAD_TIMEOUT;
 import static dev.fencegate.config.Setting.IO_THREADS;
 import static dev.fencegate.config.Setting.LISTEN;
 import static dev.fencegate.config.Setting.MAX_BODY_SIZE;
@@ -56,7 +57,7 @@ public final class GatewayConfigReader {
                     new Limits(settings.integer(MAX_URI_LENGTH), settings.integer(MAX_HEADER_SIZE),
                             settings.longInteger(MAX_BODY_SIZE), settings.integer(MAX_HEADER_COUNT),
                             settings.integer(MAX_CONNECTIONS), settings.text(TRUSTED_PROXIES), settings.text(VIRTUAL_HOST_DOMAINS),
-                            StoreKind.parse(settings.text(STORE_KIND))),
+                            StoreKind.parse(settings.text(STORE_KIND)), settings.duration(HEAD_TIMEOUT)),
                     new SafetyConfig(settings.bool(ALLOW_UNSAFE_DURABILITY), settings.bool(REQUIRE_SYNC_STANDBY),
                             settings.integer(REMEMBERED_FENCES), settings.text(TOKEN_KEY_FILE)),
                     ioThreads == 0 ? Runtime.getRuntime().availableProcessors() : ioThreads,

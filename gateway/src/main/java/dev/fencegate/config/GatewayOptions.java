@@ -83,6 +83,11 @@ public final class GatewayOptions {
         flag(Setting.CLIENT_IDLE_TIMEOUT, value);
     }
 
+    @Option(names = "--head-timeout", paramLabel = "DURATION", description = "Longest a request head may take to arrive whole, from its first byte, however steadily it trickles; then 408 and a close (env FENCEGATE_HEAD_TIMEOUT; default 10s).")
+    void headTimeout(String value) {
+        flag(Setting.HEAD_TIMEOUT, value);
+    }
+
     @Option(names = "--max-uri-length", paramLabel = "N", description = "Longest request line; longer gets 414 (env FENCEGATE_MAX_URI_LENGTH; default 8192).")
     void maxUriLength(String value) {
         flag(Setting.MAX_URI_LENGTH, value);
@@ -130,7 +135,7 @@ public final class GatewayOptions {
     }
 
     @Option(names = "--require-sync-standby", paramLabel = "BOOL", arity = "0..1", fallbackValue = "true",
-            description = "Refuse writes unless a synchronous standby confirms every fence commit (env FENCEGATE_REQUIRE_SYNC_STANDBY; default false).")
+            description = "Refuse writes unless a synchronous standby confirms every fence commit; set it for a replicated database, so that a primary whose standbys are away (after a failover) does not count as safe (env FENCEGATE_REQUIRE_SYNC_STANDBY; default false).")
     void requireSyncStandby(String value) {
         flag(Setting.REQUIRE_SYNC_STANDBY, value);
     }

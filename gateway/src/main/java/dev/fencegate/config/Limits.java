@@ -1,5 +1,6 @@
 package dev.fencegate.config;
 
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 
@@ -13,9 +14,13 @@ import java.util.List;
  * @param trustedProxies     comma-separated client addresses whose Forwarded / X-Forwarded-* headers pass on
  * @param virtualHostDomains comma-separated base domains under which a Host names a bucket (refused for s3-path)
  * @param storeKind          how the store names objects, from the path and, for s3-virtual-host, the Host
+ * @param headTimeout        longest a request head may take to arrive whole, from its first byte (from accept for the
+ *                           first request); then 408 and a close, however steadily the bytes trickle
  */
 public record Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySize, int maxHeaderCount, int maxConnections,
-                     String trustedProxies, String virtualHostDomains, StoreKind storeKind) {
+                     String trustedProxies, String virtualHostDomains, StoreKind storeKind, Duration headTimeout) {
+
+    public static final Duration DEFAULT_HEAD_TIMEOUT = Duration.ofSeconds(10);
 
     public Limits {
         if (maxInitialLineLength < 256) {
@@ -33,6 +38,10 @@ public record Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySi
         if (maxConnections < 1) {
             throw new IllegalArgumentException("--max-connections: " + maxConnections + " (expected at least 1)");
         }
+        if (headTimeout == null || headTimeout.isNegative() || headTimeout.isZero()) {
+            throw new IllegalArgumentException("--head-timeout: " + (headTimeout == null ? "missing" : Durations.format(headTimeout))
+                    + " (expected more than 0)");
+        }
         trustedProxies = trustedProxies == null ? "" : trustedProxies.strip();
         virtualHostDomains = virtualHostDomains == null ? "" : virtualHostDomains.strip();
         if (storeKind == StoreKind.S3_VIRTUAL_HOST) {
@@ -43,7 +52,7 @@ public record Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySi
     public Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySize, int maxHeaderCount, int maxConnections,
                   String trustedProxies, String virtualHostDomains) {
         this(maxInitialLineLength, maxHeaderSize, maxBodySize, maxHeaderCount, maxConnections, trustedProxies,
-                virtualHostDomains, StoreKind.S3_PATH);
+                virtualHostDomains, StoreKind.S3_PATH, DEFAULT_HEAD_TIMEOUT);
     }
 
     public Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySize) {

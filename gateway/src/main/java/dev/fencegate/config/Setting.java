@@ -23,6 +23,7 @@ public enum Setting {
     UPSTREAM_CONNECT_TIMEOUT("upstream-connect-timeout", "2s", false),
     UPSTREAM_TIMEOUT("upstream-timeout", "60s", false),
     CLIENT_IDLE_TIMEOUT("client-idle-timeout", "30s", false),
+    HEAD_TIMEOUT("head-timeout", "10s", false),
     MAX_URI_LENGTH("max-uri-length", "8192", false),
     MAX_HEADER_SIZE("max-header-size", "16384", false),
     MAX_HEADER_COUNT("max-header-count", "100", false),

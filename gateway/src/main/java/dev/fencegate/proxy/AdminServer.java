@@ -3,6 +3,7 @@ package dev.fencegate.proxy;
 import dev.fencegate.admin.AdminEndpoints;
 import dev.fencegate.admin.AdminRequest;
 import dev.fencegate.admin.AdminResponse;
+import dev.fencegate.admin.CrossSiteGate;
 import dev.fencegate.config.HostPort;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
@@ -22,6 +23,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutorGroup;
@@ -47,17 +49,30 @@ public final class AdminServer implements AutoCloseable {
     }
 
     public static AdminServer start(HostPort listen, AdminEndpoints endpoints) throws InterruptedException {
+        return start(listen, endpoints, ConnectionBounds.defaults());
+    }
+
+    /** The same idle timeout, head deadline and connection cap as the data port, counted apart from it. */
+    public static AdminServer start(HostPort listen, AdminEndpoints endpoints, ConnectionBounds bounds) throws InterruptedException {
         Transport transport = Transport.best();
         EventLoopGroup group = transport.newGroup(1);
         EventExecutorGroup handlers = new DefaultEventExecutorGroup(HANDLER_THREADS, new DefaultThreadFactory("admin-handler", true));
+        ConnectionLimit connections = new ConnectionLimit(bounds.maxConnections());
+        CrossSiteGate gate = new CrossSiteGate(listen.host(), endpoints.requiresToken());
         Channel channel = new ServerBootstrap()
                 .group(group)
                 .channel(transport.serverChannel())
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(MAX_ADMIN_REQUEST));
-                        ch.pipeline().addLast(handlers, new AdminHandler(endpoints));
+                        if (!connections.admit(ch)) {
+                            return;
+                        }
+                        HeadDeadline headDeadline = new HeadDeadline(bounds.headTimeout());
+                        ch.pipeline().addLast(new IdleStateHandler(bounds.idleTimeout().toMillis(), 0, 0, TimeUnit.MILLISECONDS),
+                                headDeadline.bytes(), new HttpServerCodec(), headDeadline.heads(),
+                                new HttpObjectAggregator(MAX_ADMIN_REQUEST), new AdminTimeoutReplies());
+                        ch.pipeline().addLast(handlers, new AdminHandler(endpoints, gate));
                     }
                 })
                 .bind(listen.host(), listen.port())
@@ -81,16 +96,19 @@ public final class AdminServer implements AutoCloseable {
 
     private static final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         private final AdminEndpoints endpoints;
+        private final CrossSiteGate gate;
 
-        AdminHandler(AdminEndpoints endpoints) {
+        AdminHandler(AdminEndpoints endpoints, CrossSiteGate gate) {
             this.endpoints = endpoints;
+            this.gate = gate;
         }
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
             boolean keepAlive = HttpUtil.isKeepAlive(request) && request.decoderResult().isSuccess();
             AdminResponse answer = request.decoderResult().isSuccess()
-                    ? endpoints.handle(adminRequest(ctx, request))
+                    ? gate.refusal(request.method().name(), new QueryStringDecoder(request.uri()).rawPath(), signals(request))
+                            .orElseGet(() -> endpoints.handle(adminRequest(ctx, request)))
                     : AdminResponse.text(400, "malformed request");
             FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                     HttpResponseStatus.valueOf(answer.status()), Unpooled.wrappedBuffer(answer.body()));
@@ -102,6 +120,13 @@ public final class AdminServer implements AutoCloseable {
             if (!keepAlive) {
                 written.addListener(ChannelFutureListener.CLOSE);
             }
+        }
+
+        private static CrossSiteGate.Signals signals(FullHttpRequest request) {
+            var headers = request.headers();
+            return new CrossSiteGate.Signals(Optional.ofNullable(headers.get(HttpHeaderNames.ORIGIN)),
+                    Optional.ofNullable(headers.get("Sec-Fetch-Site")), Optional.ofNullable(headers.get(HttpHeaderNames.HOST)),
+                    Optional.ofNullable(headers.get(HttpHeaderNames.CONTENT_TYPE)));
         }
 
         /** The raw path keeps its escapes: /fences/%2Fa%2Fb names one resource, /a/b, not a deeper route. */

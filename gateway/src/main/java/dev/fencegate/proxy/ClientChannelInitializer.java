@@ -10,7 +10,7 @@ import io.netty.handler.timeout.IdleStateHandler;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
-/** The client-facing pipeline: TLS when configured, idle timer, strict HTTP/1.1 codec, one message per read, the receiver. */
+/** The client-facing pipeline: TLS when configured, idle timer, head deadline, strict HTTP/1.1 codec, one message per read, the receiver. */
 final class ClientChannelInitializer extends ChannelInitializer<Channel> {
 
     /** Bodies are relayed in chunks of at most this size, whatever the client sends. */
@@ -46,9 +46,12 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
                 .setUseRfc9112TransferEncoding(true);
         // The handshake needs reads while the receiver has auto-read off: TLS sits first and reads for itself.
         tls.ifPresent(context -> channel.pipeline().addLast(context.newHandler(channel.alloc())));
+        HeadDeadline headDeadline = new HeadDeadline(config.limits().headTimeout());
         channel.pipeline().addLast(
                 new IdleStateHandler(config.clientIdleTimeout().toMillis(), 0, 0, TimeUnit.MILLISECONDS),
+                headDeadline.bytes(),
                 new HttpServerCodec(decoder),
+                headDeadline.heads(),
                 // The decoder can emit a head and its body in one read; this hands them over one per read().
                 new FlowControlHandler(),
                 new ClientRequestReceiver(runtime, policy));

@@ -466,6 +466,10 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
         if (event instanceof IdleStateEvent) {
             onIdle();
+        } else if (event == HeadDeadline.EXPIRED) {
+            if (state == State.AWAITING_REQUEST) {
+                refuse(Problem.of(Outcome.REQUEST_TIMEOUT, "no complete request head within the head timeout"));
+            }
         } else {
             ctx.fireUserEventTriggered(event);
         }

@@ -37,6 +37,7 @@ public final class DurabilityGuard {
     private final boolean allowUnsafe;
     private final boolean requireSyncStandby;
     private volatile Verdict verdict = new Verdict(false, "durability of the fence store not checked yet");
+    private volatile boolean checked;
 
     public DurabilityGuard(DataSource dataSource, boolean allowUnsafe, boolean requireSyncStandby) {
         this.dataSource = dataSource;
@@ -63,12 +64,17 @@ public final class DurabilityGuard {
                 return new Verdict(false, r.otherStandbys() + " asynchronous standby(s) and no synchronous one: "
                         + "a failover to a standby can lose acknowledged fences");
             }
+            // A single server and a replicated cluster right after a failover, before its standbys
+            // reattach (Patroni then empties synchronous_standby_names), read the same: only the
+            // operator knows which this is, and says so with --require-sync-standby.
             if (requireSyncStandby) {
                 return new Verdict(false, "no synchronous standby is configured (synchronous_standby_names is empty), "
-                        + "and --require-sync-standby is set");
+                        + "and --require-sync-standby is set: a replicated cluster whose standbys are away, as after a "
+                        + "failover, cannot confirm fences until one reattaches");
             }
             return new Verdict(true, "an acknowledged fence is on the database server's disk (no standbys): "
-                    + "it survives a crash, not the loss of the server");
+                    + "it survives a crash, not the loss of the server (for a replicated cluster, set "
+                    + "--require-sync-standby, so that a primary whose standbys are away does not count as safe)");
         }
         if (r.synchronousCommit().equals("local")) {
             return new Verdict(false, "synchronous_commit is local: commits do not wait for the synchronous standby, "
@@ -104,6 +110,17 @@ public final class DurabilityGuard {
             }
         }
         verdict = fresh;
+        checked = true;
+    }
+
+    /**
+     * The database could not be asked: until it has been once, writes are refused naming why,
+     * rather than with a bare "not checked yet". A verdict once read stands through later outages.
+     */
+    public void uncheckable(String problem) {
+        if (!checked) {
+            verdict = new Verdict(false, "the fence database cannot be used: " + problem);
+        }
     }
 
     /** Why writes must be refused now, or empty when they may be served. */

@@ -26,6 +26,8 @@ public final class FenceService implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(FenceService.class);
     private static final int CHECK_QUEUE_PER_THREAD = 256;
     private static final Duration MONITOR_INTERVAL = Duration.ofSeconds(1);
+    /** Below this, a fence timeout of a few milliseconds would have the monitor spin. */
+    private static final Duration MIN_MONITOR_BOUND = Duration.ofMillis(50);
     /** Registrations another instance waits on are looked at this often... */
     private static final Duration WANTED_INTERVAL = Duration.ofMillis(50);
     /** ...and all of them this often: a sweep takes the in-flight lock once per registered resource. */
@@ -73,7 +75,11 @@ public final class FenceService implements AutoCloseable {
         DurabilityGuard guard = new DurabilityGuard(database.dataSource(), config.safety().allowUnsafeDurability(),
                 config.safety().requireSyncStandby());
         FenceStoreMonitor monitor = new FenceStoreMonitor(database, guard, readiness);
-        monitor.start(MONITOR_INTERVAL);
+        // Readiness must follow a dead database within the fence timeout: check at least twice per
+        // timeout, and count a check still unanswered after half of it as a failure.
+        Duration half = config.database().checkTimeout().dividedBy(2);
+        Duration bound = half.compareTo(MIN_MONITOR_BOUND) < 0 ? MIN_MONITOR_BOUND : half;
+        monitor.start(bound.compareTo(MONITOR_INTERVAL) < 0 ? bound : MONITOR_INTERVAL, bound);
 
         // After an unknown outcome the store may still apply the write for another store timeout.
         Duration unknownOutcomeHold = config.upstreamTimeout();
@@ -139,6 +145,11 @@ public final class FenceService implements AutoCloseable {
 
     public FenceDatabase database() {
         return database;
+    }
+
+    /** Why the fence database cannot be used, in one line, or empty when its last check passed. */
+    public java.util.Optional<String> problem() {
+        return java.util.Optional.ofNullable(monitor.problem());
     }
 
     /** Called after the data port drained: nothing of this instance is in flight any more. */

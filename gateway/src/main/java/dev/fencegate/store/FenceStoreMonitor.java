@@ -4,16 +4,23 @@ import dev.fencegate.admin.Readiness;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.flywaydb.core.api.output.MigrateResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Migrates the schema as soon as the database can be reached, then keeps checking that it
- * answers, and tells {@link Readiness}. Runs on its own thread, never on an event loop.
+ * answers, and tells {@link Readiness}. A check that has not answered within its bound counts as
+ * a failure at once, so readiness follows a dead database within the fence timeout instead of
+ * waiting out the pool's; the check itself goes on, and its own error then names the cause.
+ * Runs on threads of its own, never on an event loop.
  */
 public final class FenceStoreMonitor implements AutoCloseable {
 
@@ -22,13 +29,13 @@ public final class FenceStoreMonitor implements AutoCloseable {
     private final FenceDatabase database;
     private final DurabilityGuard guard;
     private final Readiness readiness;
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
-        Thread thread = new Thread(runnable, "fence-store-monitor");
-        thread.setDaemon(true);
-        return thread;
-    });
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(runnable -> daemon(runnable, "fence-store-monitor"));
+    private final ExecutorService prober = Executors.newSingleThreadExecutor(runnable -> daemon(runnable, "fence-store-probe"));
     private volatile boolean migrated;
     private volatile boolean lastReachable = true;
+    private volatile String lastProblem;
+    /** Touched by the timer thread only. */
+    private Future<?> probe;
 
     public FenceStoreMonitor(FenceDatabase database, DurabilityGuard guard, Readiness readiness) {
         this.database = database;
@@ -36,17 +43,48 @@ public final class FenceStoreMonitor implements AutoCloseable {
         this.readiness = readiness;
     }
 
-    /** Tries to migrate now, so that a healthy start is ready at once; keeps trying if it fails. */
-    public void start(Duration interval) {
-        tick();
-        timer.scheduleWithFixedDelay(this::tick, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    /**
+     * Checks once now and waits for the answer, so that a healthy start is ready at once and a
+     * broken one knows why; then checks every {@code interval}, each check bounded by {@code bound}.
+     */
+    public void start(Duration interval, Duration bound) {
+        probe = prober.submit(this::check);
+        await(Duration.ofDays(1));
+        timer.scheduleWithFixedDelay(() -> tick(bound), interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     public boolean migrated() {
         return migrated;
     }
 
-    private void tick() {
+    /** Why the database cannot be used, in one line, or null when the last check passed. */
+    public String problem() {
+        return lastReachable ? null : lastProblem;
+    }
+
+    private void tick(Duration bound) {
+        if (probe.isDone()) {
+            probe = prober.submit(this::check);
+        }
+        await(bound);
+    }
+
+    private void await(Duration bound) {
+        try {
+            probe.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            // Already known to be down: keep the cause the last check found, rather than "no answer".
+            if (!probe.isDone() && lastReachable) {
+                unreachable("the fence database did not answer within " + bound.toMillis() + " ms");
+            }
+        } catch (ExecutionException e) {
+            unreachable(DatabaseProblem.describe(e.getCause()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void check() {
         try {
             if (!migrated) {
                 MigrateResult result = database.migrate();
@@ -60,23 +98,40 @@ public final class FenceStoreMonitor implements AutoCloseable {
                 statement.execute("SELECT 1 FROM fence LIMIT 1");
             }
             guard.check();
-            if (!lastReachable) {
-                log.info("Fence store reachable again");
-            }
-            lastReachable = true;
-            var refusal = guard.refusal();
-            readiness.fenceStoreReachable(refusal.isEmpty(), refusal.orElse(null));
+            reachable();
         } catch (Exception e) {
-            if (lastReachable) {
-                log.warn("Fence store unreachable; writes are refused with 503 until it answers: {}", e.getMessage());
-            }
-            lastReachable = false;
-            readiness.fenceStoreReachable(false, e.getMessage());
+            unreachable(DatabaseProblem.describe(e));
         }
+    }
+
+    private synchronized void reachable() {
+        if (!lastReachable) {
+            log.info("Fence store reachable again");
+        }
+        lastReachable = true;
+        var refusal = guard.refusal();
+        readiness.fenceStoreReachable(refusal.isEmpty(), refusal.orElse(null));
+    }
+
+    private synchronized void unreachable(String problem) {
+        if (lastReachable) {
+            log.warn("Fence store unreachable; writes are refused with 503 until it answers: {}", problem);
+        }
+        lastReachable = false;
+        lastProblem = problem;
+        guard.uncheckable(problem);
+        readiness.fenceStoreReachable(false, problem);
+    }
+
+    private static Thread daemon(Runnable runnable, String name) {
+        Thread thread = new Thread(runnable, name);
+        thread.setDaemon(true);
+        return thread;
     }
 
     @Override
     public void close() {
         timer.shutdownNow();
+        prober.shutdownNow();
     }
 }

@@ -56,7 +56,7 @@ class GatewayOptionsTest {
                 "--db-url", "jdbc:postgresql://db:5433/fences", "--db-schema", "fencegate", "--db-user", "fg",
                 "--db-password", "secret", "--db-pool-size", "7", "--fence-timeout", "750ms",
                 "--upstream-connect-timeout", "3s", "--upstream-timeout", "2m", "--client-idle-timeout", "45s",
-                "--max-uri-length", "4096", "--max-header-size", "2048", "--io-threads", "3",
+                "--head-timeout", "3s", "--max-uri-length", "4096", "--max-header-size", "2048", "--io-threads", "3",
                 "--allow-unsafe-durability", "--require-sync-standby=true", "--remembered-fences", "5000",
                 "--access-log", "json", "--admin-token", "0123456789abcdef0123");
 
@@ -70,7 +70,7 @@ class GatewayOptionsTest {
         assertThat(config.upstreamConnectTimeout()).isEqualTo(Duration.ofSeconds(3));
         assertThat(config.upstreamTimeout()).isEqualTo(Duration.ofMinutes(2));
         assertThat(config.clientIdleTimeout()).isEqualTo(Duration.ofSeconds(45));
-        assertThat(config.limits()).isEqualTo(new Limits(4096, 2048, 0));
+        assertThat(config.limits()).isEqualTo(new Limits(4096, 2048, 0, 100, 10_000, "", "localhost", StoreKind.S3_PATH, Duration.ofSeconds(3)));
         assertThat(config.ioThreads()).isEqualTo(3);
         assertThat(config.safety()).isEqualTo(new SafetyConfig(true, true, 5000));
         assertThat(config.operations()).isEqualTo(new OperationsConfig(AccessLogFormat.JSON, "0123456789abcdef0123"));
@@ -160,6 +160,7 @@ class GatewayOptionsTest {
                 Arguments.of("--upstream-timeout", "0s", "expected more than 0"),
                 Arguments.of("--upstream-timeout", "1h", "expected a duration"),
                 Arguments.of("--client-idle-timeout", "0m", "expected more than 0"),
+                Arguments.of("--head-timeout", "0s", "expected more than 0"),
                 Arguments.of("--max-uri-length", "255", "expected at least 256"),
                 Arguments.of("--max-header-size", "1023", "expected at least 1024"),
                 Arguments.of("--io-threads", "-1", "expected 1 to 256"),

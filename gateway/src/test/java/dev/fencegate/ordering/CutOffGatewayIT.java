@@ -9,7 +9,7 @@ import dev.fencegate.demo.AppliedWrite;
 import dev.fencegate.demo.MemoryObjectStore;
 import dev.fencegate.testing.GatewayHarness;
 import dev.fencegate.testing.NoNettyLeaks;
-import dev.fencegate.testing.PostgresRelay;
+import dev.fencegate.testing.TcpRelay;
 import dev.fencegate.testing.RawHttp;
 import dev.fencegate.testing.TestPostgres;
 import java.net.URI;
@@ -21,8 +21,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -42,10 +40,10 @@ class CutOffGatewayIT {
     void aWriteWhoseBodyArrivesAfterItsRegistrationLapsedIsNotSent() throws Exception {
         DatabaseConfig direct = TestPostgres.config(TestPostgres.newSchema("cut_off"));
         String path = "/jobs/cut";
-        try (PostgresRelay relay = PostgresRelay.start(port(direct.url()));
+        try (TcpRelay relay = TcpRelay.toJdbc(direct.url());
              MemoryObjectStore store = MemoryObjectStore.start(MemoryObjectStore.Options.loopback())) {
             URI upstream = URI.create("http://127.0.0.1:" + store.port());
-            DatabaseConfig relayed = new DatabaseConfig(direct.url().replaceFirst(":" + port(direct.url()) + "/", ":" + relay.port() + "/"),
+            DatabaseConfig relayed = new DatabaseConfig(relay.jdbcUrl(direct.url()),
                     direct.schema(), direct.user(), direct.password(), direct.poolSize(), direct.checkTimeout());
             try (Gateway cutOff = Gateway.start(GatewayHarness.config(upstream, relayed, Duration.ofSeconds(2), Duration.ofSeconds(60),
                          SafetyConfig.defaults()));
@@ -70,14 +68,6 @@ class CutOffGatewayIT {
             List<String> tokens = store.appliedTo(path).stream().map(AppliedWrite::fencingToken).toList();
             assertThat(tokens).as("the late write never lands after the new one").containsExactly("6");
         }
-    }
-
-    private static int port(String jdbcUrl) {
-        Matcher matcher = Pattern.compile("//[^/:]+:(\\d+)/").matcher(jdbcUrl);
-        if (!matcher.find()) {
-            throw new IllegalStateException("no port in " + jdbcUrl);
-        }
-        return Integer.parseInt(matcher.group(1));
     }
 
     private static long fence(DatabaseConfig database, String resource) throws SQLException {

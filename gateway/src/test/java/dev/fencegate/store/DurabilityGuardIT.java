@@ -55,6 +55,28 @@ class DurabilityGuardIT {
     }
 
     /**
+     * This server has no standby, which is also what a replicated cluster's new primary looks like
+     * before its standbys reattach: told the database is replicated, the gateway refuses writes and
+     * says so in the 503 and in /readyz.
+     */
+    @Test
+    void aPrimaryWhoseStandbysAreAwayIsNotReadyWhenTheDatabaseIsSaidToBeReplicated() throws Exception {
+        try (GatewayHarness gateway = GatewayHarness.start(MemoryObjectStore.Options.loopback(), upstream -> GatewayHarness.config(
+                upstream, TestPostgres.config(TestPostgres.newSchema("standbys_away")), Duration.ofSeconds(5), Duration.ofSeconds(5),
+                new SafetyConfig(false, true, 100_000)))) {
+            HttpResponse<String> refused = gateway.put("/d/away", 1, "x");
+            assertThat(refused.statusCode()).isEqualTo(503);
+            assertThat(refused.body()).contains("standbys are away");
+            var readyz = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + gateway.gateway.adminPort() + "/readyz")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(readyz.statusCode()).isEqualTo(503);
+            assertThat(readyz.body()).contains("standbys are away");
+            assertThat(gateway.store.applied()).isEmpty();
+        }
+    }
+
+    /**
      * A commit whose wait for a synchronous standby is cancelled comes back successful with a
      * warning: visible, but not replicated. Raising a fence on it would be a lie.
      */

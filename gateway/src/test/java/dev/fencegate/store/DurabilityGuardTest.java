@@ -44,4 +44,27 @@ class DurabilityGuardTest {
         assertThat(confirmed.safe()).isTrue();
         assertThat(confirmed.words()).contains("confirmed by 1 synchronous standby");
     }
+
+    /**
+     * After a failover the new primary's standbys take a while to reattach, and Patroni's
+     * synchronous mode empties synchronous_standby_names meanwhile: the reading is a single
+     * server's. Without being told, the guard calls it safe and says what to set; told that the
+     * database is replicated, it refuses until a synchronous standby is back.
+     */
+    @Test
+    void aReplicatedClusterWhoseStandbysAreAwayIsRefusedOnlyWhenTheOperatorSaysItIsReplicated() {
+        Reading afterFailover = new Reading("on", "on", "", false, false, 0, 0);
+
+        Verdict unknowing = DurabilityGuard.judge(afterFailover, false);
+        assertThat(unknowing.safe()).isTrue();
+        assertThat(unknowing.words()).contains("not the loss of the server").contains("--require-sync-standby");
+
+        Verdict replicated = DurabilityGuard.judge(afterFailover, true);
+        assertThat(replicated.safe()).isFalse();
+        assertThat(replicated.words()).contains("standbys are away");
+
+        Verdict reattached = DurabilityGuard.judge(new Reading("on", "on", "node2", false, false, 1, 1), true);
+        assertThat(reattached.safe()).isTrue();
+        assertThat(reattached.words()).contains("confirmed by 1 synchronous standby");
+    }
 }

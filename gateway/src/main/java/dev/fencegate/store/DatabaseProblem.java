@@ -1,0 +1,49 @@
+package dev.fencegate.store;
+
+import java.net.ConnectException;
+import java.net.UnknownHostException;
+import java.sql.SQLException;
+
+/**
+ * One line an operator can act on, from whatever the pool, Flyway or the driver threw: the
+ * server's own words (the deepest SQL error in the chain, such as {@code FATAL: database "x" does
+ * not exist}), and which setting to look at. Pool and migration wrappers only say that they
+ * waited, which hides the cause.
+ */
+final class DatabaseProblem {
+
+    private DatabaseProblem() {
+    }
+
+    static String describe(Throwable failure) {
+        SQLException deepestSql = null;
+        Throwable root = failure;
+        for (Throwable t = failure; t != null && t.getCause() != t; t = t.getCause()) {
+            if (t instanceof SQLException sql && sql.getSQLState() != null) {
+                deepestSql = sql;
+            }
+            root = t;
+        }
+        Throwable named = deepestSql != null ? deepestSql : root;
+        String words = named.getMessage() == null ? named.getClass().getSimpleName() : named.getMessage();
+        return oneLine(words) + hint(deepestSql, root);
+    }
+
+    private static String hint(SQLException sql, Throwable root) {
+        String state = sql == null ? "" : sql.getSQLState();
+        if (state.equals("28P01") || state.equals("28000")) {
+            return " (check --db-user and --db-password)";
+        }
+        if (state.equals("3D000")) {
+            return " (check the database named in --db-url)";
+        }
+        if (state.startsWith("08") || root instanceof ConnectException || root instanceof UnknownHostException) {
+            return " (check the host and port in --db-url, and that PostgreSQL is running)";
+        }
+        return "";
+    }
+
+    private static String oneLine(String text) {
+        return text.strip().replaceAll("\\s*[\\r\\n]+\\s*", " ");
+    }
+}

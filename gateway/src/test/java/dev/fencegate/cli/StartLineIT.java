@@ -1,0 +1,86 @@
+package dev.fencegate.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencegate.config.DatabaseConfig;
+import dev.fencegate.testing.GatewayProcess;
+import dev.fencegate.testing.TestPostgres;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/** What the packaged gateway says when it starts: the ports it really bound, and whether it is really ready. */
+class StartLineIT {
+
+    private static final Pattern READY = Pattern.compile("Fencegate ready on 127\\.0\\.0\\.1:(\\d+) \\(admin 127\\.0\\.0\\.1:(\\d+)\\)");
+
+    @Test
+    void theReadyLineShowsThePortsActuallyBoundAndAnUnreachableStoreIsAWarning() throws Exception {
+        DatabaseConfig database = TestPostgres.config(TestPostgres.newSchema("start_line"));
+        int closedStorePort = GatewayProcess.freePort();
+        String output = runUntil("Fencegate ready on", database.url(), database, "--upstream", "http://127.0.0.1:" + closedStorePort);
+
+        Matcher ready = READY.matcher(output);
+        assertThat(ready.find()).as(output).isTrue();
+        assertThat(Integer.parseInt(ready.group(1))).isPositive();
+        assertThat(Integer.parseInt(ready.group(2))).isPositive();
+        assertThat(output).contains("Store http://127.0.0.1:" + closedStorePort + " not reachable now (");
+    }
+
+    @Test
+    void aMissingDatabaseIsOneLineAtStartAndTheGatewayDoesNotSayReady() throws Exception {
+        DatabaseConfig database = TestPostgres.config(TestPostgres.newSchema("start_line_bad"));
+        URI server = URI.create(database.url().substring("jdbc:".length()));
+        String url = "jdbc:postgresql://" + server.getHost() + ":" + server.getPort() + "/fencegate_no_such_database";
+        String output = runUntil("Fencegate NOT READY", url, database);
+
+        assertThat(output).doesNotContain("Fencegate ready");
+        assertThat(output.lines().filter(line -> line.contains("Fencegate NOT READY on 127.0.0.1:")))
+                .singleElement().asString()
+                .contains("database \"fencegate_no_such_database\" does not exist (check the database named in --db-url)")
+                .doesNotContain(":0 ");
+    }
+
+    /** Runs the jar with ports 0 until its output has {@code line}; returns the output, then stops it. */
+    private static String runUntil(String line, String dbUrl, DatabaseConfig database, String... extra) throws Exception {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar", GatewayProcess.JAR.toString(), "serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
+                "--db-url", dbUrl, "--db-schema", database.schema(), "--db-user", database.user(), "--db-pool-size", "2"));
+        command.addAll(List.of(extra));
+        if (extra.length == 0) {
+            command.addAll(List.of("--upstream", "http://127.0.0.1:" + GatewayProcess.freePort()));
+        }
+        Path log = Files.createTempFile("fencegate-start", ".log");
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> !process.isAlive() || Files.readString(log).contains(line));
+            String output = Files.readString(log);
+            assertThat(process.isAlive()).as(output).isTrue();
+            Matcher ready = READY.matcher(output);
+            if (ready.find()) {
+                HttpResponse<String> readyz = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + ready.group(2) + "/readyz")).build(), HttpResponse.BodyHandlers.ofString());
+                assertThat(readyz.statusCode()).as("the admin port the ready line names answers").isEqualTo(200);
+            }
+            return output;
+        } finally {
+            process.destroy();
+            if (!process.waitFor(15, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+            Files.deleteIfExists(log);
+        }
+    }
+}
