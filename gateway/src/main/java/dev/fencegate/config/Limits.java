@@ -61,7 +61,7 @@ public record Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySi
 
     /** The same limits in front of another kind of store. */
     public Limits withStoreKind(StoreKind kind, String domains) {
-        return new Limits(maxInitialLineLength, maxHeaderSize, maxBodySize, maxHeaderCount, maxConnections, trustedProxies, domains, kind);
+        return new Limits(maxInitialLineLength, maxHeaderSize, maxBodySize, maxHeaderCount, maxConnections, trustedProxies, domains, kind, headTimeout);
     }
 
     /**

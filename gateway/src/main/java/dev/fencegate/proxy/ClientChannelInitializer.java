@@ -54,6 +54,6 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
                 headDeadline.heads(),
                 // The decoder can emit a head and its body in one read; this hands them over one per read().
                 new FlowControlHandler(),
-                new ClientRequestReceiver(runtime, policy));
+                new ClientRequestReceiver(runtime, policy, headDeadline::quietBetweenRequests));
     }
 }

@@ -24,6 +24,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,6 +48,8 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
 
     private final GatewayRuntime runtime;
     private final EdgePolicy policy;
+    /** Whether nothing of a next request has arrived on this connection. */
+    private final BooleanSupplier quietBetweenRequests;
     private ChannelHandlerContext ctx;
     private State state = State.AWAITING_REQUEST;
     private HttpRequest request;
@@ -70,9 +73,10 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
     /** For CreateMultipartUpload: the store's answer, kept until its upload id is recorded. */
     private CheckedAnswer checkedAnswer;
 
-    ClientRequestReceiver(GatewayRuntime runtime, EdgePolicy policy) {
+    ClientRequestReceiver(GatewayRuntime runtime, EdgePolicy policy, BooleanSupplier quietBetweenRequests) {
         this.runtime = runtime;
         this.policy = policy;
+        this.quietBetweenRequests = quietBetweenRequests;
     }
 
     @Override
@@ -478,7 +482,13 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
     /** Idle while we wait on the client: a slow or stalled sender is cut off. */
     private void onIdle() {
         switch (state) {
-            case AWAITING_REQUEST -> refuse(Problem.of(Outcome.REQUEST_TIMEOUT, "no complete request head within the idle timeout"));
+            case AWAITING_REQUEST -> {
+                if (quietBetweenRequests.getAsBoolean()) {
+                    closeAfterFlush();
+                } else {
+                    refuse(Problem.of(Outcome.REQUEST_TIMEOUT, "no complete request head within the idle timeout"));
+                }
+            }
             case FORWARDING -> {
                 if (exchange != null && exchange.awaitingClientBody()) {
                     abandon(Problem.of(Outcome.REQUEST_TIMEOUT, "request body stalled"));

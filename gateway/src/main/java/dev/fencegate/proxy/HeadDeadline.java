@@ -31,6 +31,8 @@ final class HeadDeadline {
     private final long timeoutNanos;
     /** Between the end of one request and the head of the next (and before the first). */
     private boolean awaitingHead = true;
+    /** A byte of the next head has arrived since the last request ended (or since accept). */
+    private boolean headStarted;
     private ScheduledFuture<?> timer;
 
     HeadDeadline(Duration timeout) {
@@ -56,6 +58,7 @@ final class HeadDeadline {
             @Override
             public void channelRead(ChannelHandlerContext ctx, Object msg) {
                 if (awaitingHead && msg instanceof ByteBuf bytes && bytes.isReadable()) {
+                    headStarted = true;
                     arm(ctx);
                 }
                 ctx.fireChannelRead(msg);
@@ -80,10 +83,20 @@ final class HeadDeadline {
                 }
                 if (msg instanceof LastHttpContent) {
                     awaitingHead = true;
+                    headStarted = false;
                 }
                 ctx.fireChannelRead(msg);
             }
         };
+    }
+
+    /**
+     * Nothing of a next request has arrived: the connection is quiet between requests. Closing it
+     * then takes no answer; a 408 would be read by a client reusing the connection at that moment
+     * as the answer to the request it is about to send.
+     */
+    boolean quietBetweenRequests() {
+        return awaitingHead && !headStarted;
     }
 
     /** Once per head: a running clock is not restarted by later bytes. */

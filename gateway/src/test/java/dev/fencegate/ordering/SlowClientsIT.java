@@ -78,4 +78,19 @@ class SlowClientsIT {
             assertThat(gateway.store.applied()).isEmpty();
         }
     }
+
+    @Test
+    void aKeptConnectionQuietBetweenRequestsIsClosedWithNoAnswerAClientCouldTakeForItsNext() throws Exception {
+        try (GatewayHarness gateway = GatewayHarness.start(MemoryObjectStore.Options.loopback(), upstream -> GatewayHarness.config(
+                upstream, TestPostgres.config(TestPostgres.newSchema("quiet_clients")), Duration.ofSeconds(30),
+                Duration.ofMillis(700), SafetyConfig.defaults()));
+             RawHttp kept = gateway.raw()) {
+            kept.send("PUT /quiet/a HTTP/1.1\r\nHost: x\r\nFencing-Token: 1\r\nContent-Length: 2\r\n\r\nok");
+            assertThat(RawHttp.status(kept.readResponse())).isEqualTo(201);
+
+            kept.timeout(10_000);
+            // Past the idle timeout: the connection ends, and not with a 408 (read() gives -1, not a byte).
+            assertThat(kept.closedByPeer()).isTrue();
+        }
+    }
 }
