@@ -15,13 +15,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.UUID;
 import javax.sql.DataSource;
 
@@ -57,29 +54,39 @@ public final class PostgresFenceStore implements FenceStore {
     /** Rows of other instances that expired without being withdrawn, once a raise gave them time to hear of it. */
     private static final String FORGET_EXPIRED = "DELETE FROM fence_inflight WHERE resource = ? AND instance <> ? AND until <= now()";
     /**
-     * Raises one fence, and announces the raise to every instance in the same commit, whether or
-     * not anything waits: an instance holding the old fence must stop, even one whose
-     * registration row is gone. Returns the row it wrote.
+     * Judges every claim against one snapshot and, in the same statement, raises the fence of each
+     * resource the snapshot shows below a claim, announcing it to every instance in the commit that
+     * makes it (whether or not anything waits: an instance holding the old fence must stop, even one
+     * whose registration row is gone). Per resource only the highest claim is written, the first of
+     * equals, in resource order, so two batches raising the same resources never deadlock. A claim
+     * the snapshot shows at or below its fence writes nothing, so takes no row lock and no commit.
+     * Per claim, in order: the fence before, and, only for a claim at or below it, whether another
+     * instance may still have a lower-token write in flight (live, expired); then whether its
+     * resource was raised here.
      */
-    private static final String RAISE = """
-            WITH raised AS (
-                INSERT INTO fence AS f (resource, token, holder) VALUES (?, ?, ?)
-                ON CONFLICT (resource) DO UPDATE
-                    SET token = EXCLUDED.token, holder = EXCLUDED.holder, updated_at = now()
-                    WHERE f.token < EXCLUDED.token
-                RETURNING f.resource, f.token)
-            SELECT resource, pg_notify(?, resource || chr(10) || token) FROM raised""";
-
-    /** {@link #RAISE} for many claims, distinct resources in order; returns the rows it wrote. */
-    private static final String RAISE_ALL = """
-            WITH raised AS (
+    private static final String RAISE_OR_JUDGE = """
+            WITH c AS (
+                SELECT c.ord, c.resource, c.token, c.holder, f.token AS fence, f.holder AS fence_holder,
+                    f.token >= c.token AND EXISTS (
+                        SELECT 1 FROM fence_inflight i
+                        WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until > now()) AS live,
+                    f.token >= c.token AND EXISTS (
+                        SELECT 1 FROM fence_inflight i
+                        WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until <= now()) AS expired
+                FROM unnest(?::text[], ?::bigint[], ?::text[]) WITH ORDINALITY AS c(resource, token, holder, ord)
+                LEFT JOIN fence f ON f.resource = c.resource),
+            raised AS (
                 INSERT INTO fence AS f (resource, token, holder)
-                SELECT c.resource, c.token, c.holder FROM unnest(?::text[], ?::bigint[], ?::text[]) AS c(resource, token, holder)
+                SELECT DISTINCT ON (resource) resource, token, holder FROM c
+                WHERE fence IS NULL OR fence < token
+                ORDER BY resource, token DESC, ord
                 ON CONFLICT (resource) DO UPDATE
                     SET token = EXCLUDED.token, holder = EXCLUDED.holder, updated_at = now()
                     WHERE f.token < EXCLUDED.token
-                RETURNING f.resource, f.token)
-            SELECT resource, pg_notify(?, resource || chr(10) || token) FROM raised""";
+                RETURNING f.resource, pg_notify(?, f.resource || chr(10) || f.token))
+            SELECT c.ord, c.fence, c.fence_holder, c.live, c.expired, r.resource IS NOT NULL
+            FROM c LEFT JOIN raised r ON r.resource = c.resource
+            ORDER BY c.ord""";
 
     private final DataSource dataSource;
     private final UUID instance;
@@ -95,9 +102,9 @@ public final class PostgresFenceStore implements FenceStore {
     }
 
     /**
-     * The common case, a claim at the current fence, is one read-only statement. A raise is a
-     * conditional upsert followed by a fresh read: only a read that starts after the raise
-     * committed is sure to see every other instance's in-flight registration.
+     * The common case, a claim at the current fence, is one statement that writes nothing. A raise
+     * is that statement, which commits it, followed by a fresh read: only a read that starts after
+     * the raise committed is sure to see every other instance's in-flight registration.
      */
     @Override
     public FenceDecision admit(FenceClaim claim) {
@@ -109,26 +116,20 @@ public final class PostgresFenceStore implements FenceStore {
     }
 
     /**
-     * One read-only statement judges the whole batch. The claims that raise then cost one upsert
-     * for all of them, so one commit, and one more read.
+     * One statement judges the claims at or below their fence and raises the others, all of them
+     * in one commit; one more read, after that commit, judges the claims that raised or tried to.
+     * A claim the first statement judged was read after its registration committed, as before a
+     * raise; a claim that raised is judged only by the read after it.
      */
     @Override
     public List<FenceDecision> admitAll(List<FenceClaim> claims) {
         try (Connection connection = dataSource.getConnection()) {
-            List<FenceDecision> decisions = judgeAll(connection, claims);
-            List<Integer> positions = new ArrayList<>();
-            List<FenceDecision.Admitted> raises = new ArrayList<>();
-            for (int i = 0; i < decisions.size(); i++) {
-                Optional<FenceDecision.Admitted> ifRaised = raising(decisions.get(i));
-                if (ifRaised.isPresent()) {
-                    positions.add(i);
-                    raises.add(ifRaised.get());
-                }
-            }
-            if (!raises.isEmpty()) {
-                List<FenceDecision> raised = raiseAndJudge(connection, raises);
-                for (int j = 0; j < positions.size(); j++) {
-                    decisions.set(positions.get(j), raised.get(j));
+            FirstLook first = raiseOrJudge(connection, claims);
+            List<FenceDecision> decisions = first.decisions();
+            if (!first.raising().isEmpty()) {
+                List<FenceDecision> raised = judgeAfterRaise(connection, claims, first);
+                for (int j = 0; j < first.raising().size(); j++) {
+                    decisions.set(first.raising().get(j), raised.get(j));
                 }
             }
             askOthersToRelease(connection, decisions);
@@ -136,6 +137,82 @@ public final class PostgresFenceStore implements FenceStore {
         } catch (SQLException e) {
             throw unavailable("fences for " + claims.size() + " claim(s), first " + claims.get(0).resource()
                     + ", could not be checked", e);
+        }
+    }
+
+    /**
+     * What the first statement found. {@code decisions} is final for a claim at or below its
+     * fence and a placeholder for the others, whose positions are {@code raising}; {@code wrote} maps
+     * the claim that wrote its resource's fence to the fence it replaced.
+     */
+    private record FirstLook(List<FenceDecision> decisions, List<Integer> raising,
+                             Map<Integer, Optional<FencingToken>> wrote, SQLWarning warning) {
+    }
+
+    private FirstLook raiseOrJudge(Connection connection, List<FenceClaim> claims) throws SQLException {
+        Map<ResourceKey, Integer> highest = new HashMap<>();
+        for (int i = 0; i < claims.size(); i++) {
+            FenceClaim claim = claims.get(i);
+            highest.merge(claim.resource(), i, (kept, next) -> claims.get(kept).token().isBelow(claims.get(next).token()) ? next : kept);
+        }
+        List<FenceDecision> decisions = new ArrayList<>(claims.size());
+        List<Integer> raising = new ArrayList<>();
+        Map<Integer, Optional<FencingToken>> wrote = new HashMap<>();
+        try (PreparedStatement statement = connection.prepareStatement(RAISE_OR_JUDGE)) {
+            statement.setObject(1, instance);
+            statement.setObject(2, instance);
+            statement.setArray(3, connection.createArrayOf("text", claims.stream().map(c -> c.resource().value()).toArray()));
+            statement.setArray(4, connection.createArrayOf("bigint", claims.stream().map(c -> c.token().value()).toArray()));
+            statement.setArray(5, connection.createArrayOf("text",
+                    claims.stream().map(c -> c.holder().map(Holder::value).orElse(null)).toArray()));
+            statement.setString(6, InflightListener.CHANNEL);
+            try (ResultSet row = statement.executeQuery()) {
+                while (row.next()) {
+                    int i = row.getInt(1) - 1;
+                    FenceClaim claim = claims.get(i);
+                    long fence = row.getLong(2);
+                    Optional<FencingToken> before = row.wasNull() ? Optional.empty() : Optional.of(new FencingToken(fence));
+                    if (before.isPresent() && !before.get().isBelow(claim.token())) {
+                        decisions.add(judged(claim, fence, row.getString(3), row.getBoolean(4), row.getBoolean(5)));
+                        continue;
+                    }
+                    decisions.add(null);
+                    raising.add(i);
+                    if (row.getBoolean(6) && highest.get(claim.resource()) == i) {
+                        wrote.put(i, before);
+                    }
+                }
+            }
+            return new FirstLook(decisions, raising, wrote, statement.getWarnings());
+        }
+    }
+
+    /**
+     * Judges the claims that raised, or found their fence below them, with a read that starts
+     * after the raise committed. A claim whose own token went in keeps the fence it replaced as
+     * its previous one. A commit that came back with a warning (a cancelled wait for a
+     * synchronous standby) is visible but not durable: admitting on it could lose the fence in a
+     * failover, so none of them is admitted.
+     */
+    private List<FenceDecision> judgeAfterRaise(Connection connection, List<FenceClaim> claims, FirstLook first) {
+        List<FenceClaim> raising = first.raising().stream().map(claims::get).toList();
+        if (first.warning() != null) {
+            FenceClaim claim = raising.get(0);
+            return unavailableFor(raising, "fence for " + claim.resource() + " raised to " + claim.token()
+                    + " but the commit is not confirmed durable: " + first.warning().getMessage());
+        }
+        try {
+            List<FenceDecision> second = judgeAll(connection, raising);
+            List<FenceDecision> decisions = new ArrayList<>(raising.size());
+            for (int j = 0; j < raising.size(); j++) {
+                Optional<FencingToken> replaced = first.wrote().get(first.raising().get(j));
+                boolean took = replaced != null && second.get(j) instanceof FenceDecision.Admitted;
+                decisions.add(took ? new FenceDecision.Admitted(raising.get(j), replaced) : second.get(j));
+            }
+            return decisions;
+        } catch (SQLException e) {
+            return unavailableFor(raising, unavailable("fences for " + raising.size() + " claim(s), first "
+                    + raising.get(0).resource() + ", were raised but could not be judged", e).getMessage());
         }
     }
 
@@ -149,45 +226,6 @@ public final class PostgresFenceStore implements FenceStore {
                     notify.execute();
                 }
             }
-        }
-    }
-
-    /**
-     * A claim above the fence raises it, even when lower-token writes of another instance are
-     * still in flight: the raise turns away further writes at the old token, so those in flight
-     * drain and the claim can go ahead. Empty for a claim that does not raise.
-     */
-    private static Optional<FenceDecision.Admitted> raising(FenceDecision first) {
-        if (first instanceof FenceDecision.Admitted admitted && admitted.raised()) {
-            return Optional.of(admitted);
-        }
-        if (first instanceof FenceDecision.Draining draining && draining.current().token().isBelow(draining.claim().token())) {
-            return Optional.of(new FenceDecision.Admitted(draining.claim(), Optional.of(draining.current().token())));
-        }
-        return Optional.empty();
-    }
-
-    /**
-     * Raises every claim's fence in one statement, then judges the claims again with a read that
-     * starts after the raise committed: only such a read is sure to see every other instance's
-     * in-flight registration. A claim keeps its first answer only when its own token went in.
-     */
-    private List<FenceDecision> raiseAndJudge(Connection connection, List<FenceDecision.Admitted> raises) {
-        List<FenceClaim> claims = raises.stream().map(FenceDecision.Admitted::claim).toList();
-        try {
-            Set<FenceClaim> raisedBy = raise(connection, claims);
-            List<FenceDecision> second = judgeAll(connection, claims);
-            List<FenceDecision> decisions = new ArrayList<>(claims.size());
-            for (int i = 0; i < claims.size(); i++) {
-                boolean took = raisedBy.contains(claims.get(i)) && second.get(i) instanceof FenceDecision.Admitted;
-                decisions.add(took ? raises.get(i) : second.get(i));
-            }
-            return decisions;
-        } catch (SQLException e) {
-            return unavailableFor(claims, unavailable("fences for " + claims.size() + " claim(s), first "
-                    + claims.get(0).resource() + ", could not be raised", e).getMessage());
-        } catch (FenceStoreUnavailableException e) {
-            return unavailableFor(claims, e.getMessage());
         }
     }
 
@@ -288,67 +326,6 @@ public final class PostgresFenceStore implements FenceStore {
                 return Optional.of(new Fence(resource, new FencingToken(row.getLong(1)),
                         Optional.ofNullable(row.getString(2)).map(Holder::new)));
             }
-        }
-    }
-
-    /**
-     * Raises the fences in one statement and one commit; returns the claims whose token (and
-     * holder) went in. Per resource only the highest claim is written, the first of equals:
-     * a statement may change a row once. Rows are written in resource order, so two batches
-     * raising the same resources take their locks in the same order and never deadlock.
-     */
-    private static Set<FenceClaim> raise(Connection connection, List<FenceClaim> claims) throws SQLException {
-        Map<ResourceKey, FenceClaim> highest = new TreeMap<>(Comparator.comparing(ResourceKey::value));
-        for (FenceClaim claim : claims) {
-            highest.merge(claim.resource(), claim, (kept, next) -> kept.token().isBelow(next.token()) ? next : kept);
-        }
-        Set<FenceClaim> raised = new HashSet<>();
-        // One row, the common raise, takes the plain statement: cheaper to plan than the array form.
-        if (highest.size() == 1) {
-            FenceClaim claim = highest.values().iterator().next();
-            try (PreparedStatement statement = connection.prepareStatement(RAISE)) {
-                statement.setString(1, claim.resource().value());
-                statement.setLong(2, claim.token().value());
-                statement.setString(3, claim.holder().map(Holder::value).orElse(null));
-                statement.setString(4, InflightListener.CHANNEL);
-                boolean wrote;
-                try (ResultSet changed = statement.executeQuery()) {
-                    wrote = changed.next();
-                }
-                requireDurable(statement.getWarnings(), claim);
-                if (wrote) {
-                    raised.add(claim);
-                }
-            }
-            return raised;
-        }
-        List<FenceClaim> rows = List.copyOf(highest.values());
-        try (PreparedStatement statement = connection.prepareStatement(RAISE_ALL)) {
-            statement.setArray(1, connection.createArrayOf("text", rows.stream().map(c -> c.resource().value()).toArray()));
-            statement.setArray(2, connection.createArrayOf("bigint", rows.stream().map(c -> c.token().value()).toArray()));
-            statement.setArray(3, connection.createArrayOf("text",
-                    rows.stream().map(c -> c.holder().map(Holder::value).orElse(null)).toArray()));
-            statement.setString(4, InflightListener.CHANNEL);
-            try (ResultSet changed = statement.executeQuery()) {
-                Set<String> resources = new HashSet<>();
-                while (changed.next()) {
-                    resources.add(changed.getString(1));
-                }
-                requireDurable(statement.getWarnings(), rows.get(0));
-                rows.stream().filter(c -> resources.contains(c.resource().value())).forEach(raised::add);
-            }
-        }
-        return raised;
-    }
-
-    /**
-     * A commit that comes back with a warning (a cancelled wait for a synchronous standby) is
-     * visible but not durable; admitting on it could lose the fence in a failover.
-     */
-    private static void requireDurable(SQLWarning warning, FenceClaim claim) {
-        if (warning != null) {
-            throw new FenceStoreUnavailableException("fence for " + claim.resource() + " raised to " + claim.token()
-                    + " but the commit is not confirmed durable: " + warning.getMessage());
         }
     }
 
