@@ -1,5 +1,6 @@
 package dev.fencegate.store;
 
+import dev.fencegate.fence.BatchRegistration;
 import dev.fencegate.fence.Fence;
 import dev.fencegate.fence.FenceClaim;
 import dev.fencegate.fence.FenceDecision;
@@ -8,18 +9,19 @@ import dev.fencegate.fence.FenceStore;
 import dev.fencegate.fence.FenceStoreUnavailableException;
 import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.Holder;
+import dev.fencegate.fence.RegistrationRows;
 import dev.fencegate.fence.ResourceKey;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLWarning;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 /**
@@ -53,41 +55,6 @@ public final class PostgresFenceStore implements FenceStore {
             ORDER BY c.ord""";
     /** Rows of other instances that expired without being withdrawn, once a raise gave them time to hear of it. */
     private static final String FORGET_EXPIRED = "DELETE FROM fence_inflight WHERE resource = ? AND instance <> ? AND until <= now()";
-    /**
-     * Judges every claim against one snapshot and, in the same statement, raises the fence of each
-     * resource the snapshot shows below a claim, announcing it to every instance in the commit that
-     * makes it (whether or not anything waits: an instance holding the old fence must stop, even one
-     * whose registration row is gone). Per resource only the highest claim is written, the first of
-     * equals, in resource order, so two batches raising the same resources never deadlock. A claim
-     * the snapshot shows at or below its fence writes nothing, so takes no row lock and no commit.
-     * Per claim, in order: the fence before, and, only for a claim at or below it, whether another
-     * instance may still have a lower-token write in flight (live, expired); then whether its
-     * resource was raised here.
-     */
-    private static final String RAISE_OR_JUDGE = """
-            WITH c AS (
-                SELECT c.ord, c.resource, c.token, c.holder, f.token AS fence, f.holder AS fence_holder,
-                    f.token >= c.token AND EXISTS (
-                        SELECT 1 FROM fence_inflight i
-                        WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until > now()) AS live,
-                    f.token >= c.token AND EXISTS (
-                        SELECT 1 FROM fence_inflight i
-                        WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until <= now()) AS expired
-                FROM unnest(?::text[], ?::bigint[], ?::text[]) WITH ORDINALITY AS c(resource, token, holder, ord)
-                LEFT JOIN fence f ON f.resource = c.resource),
-            raised AS (
-                INSERT INTO fence AS f (resource, token, holder)
-                SELECT DISTINCT ON (resource) resource, token, holder FROM c
-                WHERE fence IS NULL OR fence < token
-                ORDER BY resource, token DESC, ord
-                ON CONFLICT (resource) DO UPDATE
-                    SET token = EXCLUDED.token, holder = EXCLUDED.holder, updated_at = now()
-                    WHERE f.token < EXCLUDED.token
-                RETURNING f.resource, pg_notify(?, f.resource || chr(10) || f.token))
-            SELECT c.ord, c.fence, c.fence_holder, c.live, c.expired, r.resource IS NOT NULL
-            FROM c LEFT JOIN raised r ON r.resource = c.resource
-            ORDER BY c.ord""";
-
     private final DataSource dataSource;
     private final UUID instance;
 
@@ -123,13 +90,30 @@ public final class PostgresFenceStore implements FenceStore {
      */
     @Override
     public List<FenceDecision> admitAll(List<FenceClaim> claims) {
+        return admitAll(claims, Map.of(), Duration.ZERO, written -> { });
+    }
+
+    /**
+     * As {@link #admitAll(List)}, with the batch's registrations written by the same statement, so
+     * in the same commit as its raises: one commit per batch. A claim registered by it is judged
+     * only by the read after that commit, like a raise, since only then is its registration sure
+     * to be visible to every instance; the rows are handed back before that read.
+     */
+    @Override
+    public List<FenceDecision> admitAll(List<FenceClaim> claims, BatchRegistration registration) {
+        return admitAll(claims, registration.minTokens(), registration.length(), registration::written);
+    }
+
+    private List<FenceDecision> admitAll(List<FenceClaim> claims, Map<ResourceKey, Long> register, Duration length,
+                                         Consumer<List<RegistrationRows.Written>> registered) {
         try (Connection connection = dataSource.getConnection()) {
-            FirstLook first = raiseOrJudge(connection, claims);
+            RaiseOrJudge.Look first = RaiseOrJudge.run(connection, instance, claims, register, length);
+            registered.accept(first.registered());
             List<FenceDecision> decisions = first.decisions();
-            if (!first.raising().isEmpty()) {
-                List<FenceDecision> raised = judgeAfterRaise(connection, claims, first);
-                for (int j = 0; j < first.raising().size(); j++) {
-                    decisions.set(first.raising().get(j), raised.get(j));
+            if (!first.again().isEmpty()) {
+                List<FenceDecision> again = judgeAfterCommit(connection, claims, first);
+                for (int j = 0; j < first.again().size(); j++) {
+                    decisions.set(first.again().get(j), again.get(j));
                 }
             }
             askOthersToRelease(connection, decisions);
@@ -141,78 +125,31 @@ public final class PostgresFenceStore implements FenceStore {
     }
 
     /**
-     * What the first statement found. {@code decisions} is final for a claim at or below its
-     * fence and a placeholder for the others, whose positions are {@code raising}; {@code wrote} maps
-     * the claim that wrote its resource's fence to the fence it replaced.
+     * Judges the claims that raised, tried to, or were registered by the first statement, with a
+     * read that starts after its commit. A claim whose own token went in keeps the fence it
+     * replaced as its previous one. A commit that came back with a warning (a cancelled wait for a
+     * synchronous standby) is visible but not durable: admitting on it could lose the fence or the
+     * registration in a failover, so none of them is admitted.
      */
-    private record FirstLook(List<FenceDecision> decisions, List<Integer> raising,
-                             Map<Integer, Optional<FencingToken>> wrote, SQLWarning warning) {
-    }
-
-    private FirstLook raiseOrJudge(Connection connection, List<FenceClaim> claims) throws SQLException {
-        Map<ResourceKey, Integer> highest = new HashMap<>();
-        for (int i = 0; i < claims.size(); i++) {
-            FenceClaim claim = claims.get(i);
-            highest.merge(claim.resource(), i, (kept, next) -> claims.get(kept).token().isBelow(claims.get(next).token()) ? next : kept);
-        }
-        List<FenceDecision> decisions = new ArrayList<>(claims.size());
-        List<Integer> raising = new ArrayList<>();
-        Map<Integer, Optional<FencingToken>> wrote = new HashMap<>();
-        try (PreparedStatement statement = connection.prepareStatement(RAISE_OR_JUDGE)) {
-            statement.setObject(1, instance);
-            statement.setObject(2, instance);
-            statement.setArray(3, connection.createArrayOf("text", claims.stream().map(c -> c.resource().value()).toArray()));
-            statement.setArray(4, connection.createArrayOf("bigint", claims.stream().map(c -> c.token().value()).toArray()));
-            statement.setArray(5, connection.createArrayOf("text",
-                    claims.stream().map(c -> c.holder().map(Holder::value).orElse(null)).toArray()));
-            statement.setString(6, InflightListener.CHANNEL);
-            try (ResultSet row = statement.executeQuery()) {
-                while (row.next()) {
-                    int i = row.getInt(1) - 1;
-                    FenceClaim claim = claims.get(i);
-                    long fence = row.getLong(2);
-                    Optional<FencingToken> before = row.wasNull() ? Optional.empty() : Optional.of(new FencingToken(fence));
-                    if (before.isPresent() && !before.get().isBelow(claim.token())) {
-                        decisions.add(judged(claim, fence, row.getString(3), row.getBoolean(4), row.getBoolean(5)));
-                        continue;
-                    }
-                    decisions.add(null);
-                    raising.add(i);
-                    if (row.getBoolean(6) && highest.get(claim.resource()) == i) {
-                        wrote.put(i, before);
-                    }
-                }
-            }
-            return new FirstLook(decisions, raising, wrote, statement.getWarnings());
-        }
-    }
-
-    /**
-     * Judges the claims that raised, or found their fence below them, with a read that starts
-     * after the raise committed. A claim whose own token went in keeps the fence it replaced as
-     * its previous one. A commit that came back with a warning (a cancelled wait for a
-     * synchronous standby) is visible but not durable: admitting on it could lose the fence in a
-     * failover, so none of them is admitted.
-     */
-    private List<FenceDecision> judgeAfterRaise(Connection connection, List<FenceClaim> claims, FirstLook first) {
-        List<FenceClaim> raising = first.raising().stream().map(claims::get).toList();
+    private List<FenceDecision> judgeAfterCommit(Connection connection, List<FenceClaim> claims, RaiseOrJudge.Look first) {
+        List<FenceClaim> again = first.again().stream().map(claims::get).toList();
         if (first.warning() != null) {
-            FenceClaim claim = raising.get(0);
-            return unavailableFor(raising, "fence for " + claim.resource() + " raised to " + claim.token()
+            FenceClaim claim = again.get(0);
+            return unavailableFor(again, "fence for " + claim.resource() + " raised to or registered at " + claim.token()
                     + " but the commit is not confirmed durable: " + first.warning().getMessage());
         }
         try {
-            List<FenceDecision> second = judgeAll(connection, raising);
-            List<FenceDecision> decisions = new ArrayList<>(raising.size());
-            for (int j = 0; j < raising.size(); j++) {
-                Optional<FencingToken> replaced = first.wrote().get(first.raising().get(j));
+            List<FenceDecision> second = judgeAll(connection, again);
+            List<FenceDecision> decisions = new ArrayList<>(again.size());
+            for (int j = 0; j < again.size(); j++) {
+                Optional<FencingToken> replaced = first.wrote().get(first.again().get(j));
                 boolean took = replaced != null && second.get(j) instanceof FenceDecision.Admitted;
-                decisions.add(took ? new FenceDecision.Admitted(raising.get(j), replaced) : second.get(j));
+                decisions.add(took ? new FenceDecision.Admitted(again.get(j), replaced) : second.get(j));
             }
             return decisions;
         } catch (SQLException e) {
-            return unavailableFor(raising, unavailable("fences for " + raising.size() + " claim(s), first "
-                    + raising.get(0).resource() + ", were raised but could not be judged", e).getMessage());
+            return unavailableFor(again, unavailable("fences for " + again.size() + " claim(s), first "
+                    + again.get(0).resource() + ", were raised or registered but could not be judged", e).getMessage());
         }
     }
 
@@ -295,7 +232,7 @@ public final class PostgresFenceStore implements FenceStore {
     }
 
     /** A live lower registration elsewhere drains; failing that, an expired one drains as a possible holder. */
-    private static FenceDecision judged(FenceClaim claim, long token, String holder, boolean draining, boolean expiredHolder) {
+    static FenceDecision judged(FenceClaim claim, long token, String holder, boolean draining, boolean expiredHolder) {
         Fence fence = new Fence(claim.resource(), new FencingToken(token), Optional.ofNullable(holder).map(Holder::new));
         FenceDecision decision = FencePolicy.decide(Optional.of(fence), claim);
         if (!(decision instanceof FenceDecision.Admitted) || !draining && !expiredHolder) {
