@@ -36,7 +36,7 @@ final class RaiseOrJudge {
      * resource, the first of equals, in resource order, and announced in the commit that makes it
      * (whether or not anything waits: an instance holding the old fence must stop, even one whose
      * registration row is gone). A claim the snapshot shows at or below its fence writes nothing,
-     * so takes no row lock. Rows: per claim, the fence before, for a claim at or below it whether
+     * so takes no row lock, and only such a claim looks for other instances' rows. Rows: per claim, the fence before, for a claim at or below it whether
      * another instance may still have a lower-token write in flight (live, expired), and whether
      * its resource was raised here; then per registration written, the row.
      */
@@ -52,12 +52,12 @@ final class RaiseOrJudge {
                 RETURNING resource, min_token, generation),
             c AS (
                 SELECT c.ord, c.resource, c.token, c.holder, f.token AS fence, f.holder AS fence_holder,
-                    f.token >= c.token AND EXISTS (
+                    CASE WHEN f.token >= c.token THEN EXISTS (
                         SELECT 1 FROM fence_inflight i
-                        WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until > now()) AS live,
-                    f.token >= c.token AND EXISTS (
+                        WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until > now()) END AS live,
+                    CASE WHEN f.token >= c.token THEN EXISTS (
                         SELECT 1 FROM fence_inflight i
-                        WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until <= now()) AS expired
+                        WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until <= now()) END AS expired
                 FROM unnest(?::text[], ?::bigint[], ?::text[]) WITH ORDINALITY AS c(resource, token, holder, ord)
                 LEFT JOIN fence f ON f.resource = c.resource),
             raised AS (
