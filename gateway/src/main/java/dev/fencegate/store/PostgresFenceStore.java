@@ -43,6 +43,10 @@ public final class PostgresFenceStore implements FenceStore {
                 SELECT 1 FROM fence_inflight i
                 WHERE i.resource = f.resource AND i.instance <> ? AND i.min_token < ? AND i.until <= now())
             FROM fence f WHERE f.resource = ?""";
+    /**
+     * The batch form. The fence is looked up per claim (a lateral subquery the planner cannot
+     * flatten into a join), so a cached generic plan cannot turn into a scan of the whole table.
+     */
     private static final String JUDGE_ALL = """
             SELECT c.ord, f.token, f.holder, f.token IS NOT NULL AND EXISTS (
                 SELECT 1 FROM fence_inflight i
@@ -51,7 +55,7 @@ public final class PostgresFenceStore implements FenceStore {
                 SELECT 1 FROM fence_inflight i
                 WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until <= now())
             FROM unnest(?::text[], ?::bigint[]) WITH ORDINALITY AS c(resource, token, ord)
-            LEFT JOIN fence f ON f.resource = c.resource
+            LEFT JOIN LATERAL (SELECT token, holder FROM fence WHERE resource = c.resource LIMIT 1) f ON true
             ORDER BY c.ord""";
     /** Rows of other instances that expired without being withdrawn, once a raise gave them time to hear of it. */
     private static final String FORGET_EXPIRED = "DELETE FROM fence_inflight WHERE resource = ? AND instance <> ? AND until <= now()";

@@ -36,9 +36,11 @@ final class RaiseOrJudge {
      * resource, the first of equals, in resource order, and announced in the commit that makes it
      * (whether or not anything waits: an instance holding the old fence must stop, even one whose
      * registration row is gone). A claim the snapshot shows at or below its fence writes nothing,
-     * so takes no row lock, and only such a claim looks for other instances' rows. Rows: per claim, the fence before, for a claim at or below it whether
-     * another instance may still have a lower-token write in flight (live, expired), and whether
-     * its resource was raised here; then per registration written, the row.
+     * so takes no row lock, and only such a claim looks for other instances' rows. Each fence is
+     * looked up per claim, so a cached generic plan cannot become a scan of the whole table.
+     * Rows: per claim, the fence before, for a claim at or below it whether another instance may
+     * still have a lower-token write in flight (live, expired), and whether its resource was
+     * raised here; then per registration written, the row.
      */
     private static final String SQL = """
             WITH registered AS (
@@ -59,7 +61,7 @@ final class RaiseOrJudge {
                         SELECT 1 FROM fence_inflight i
                         WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until <= now()) END AS expired
                 FROM unnest(?::text[], ?::bigint[], ?::text[]) WITH ORDINALITY AS c(resource, token, holder, ord)
-                LEFT JOIN fence f ON f.resource = c.resource),
+                LEFT JOIN LATERAL (SELECT token, holder FROM fence WHERE resource = c.resource LIMIT 1) f ON true),
             raised AS (
                 INSERT INTO fence AS f (resource, token, holder)
                 SELECT DISTINCT ON (resource) resource, token, holder FROM c
