@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 
@@ -61,6 +62,7 @@ public final class PostgresFenceStore implements FenceStore {
     private static final String FORGET_EXPIRED = "DELETE FROM fence_inflight WHERE resource = ? AND instance <> ? AND until <= now()";
     private final DataSource dataSource;
     private final UUID instance;
+    private final LongAdder commits = new LongAdder();
 
     /** A store for one gateway instance; {@code instance} names its rows in {@code fence_inflight}. */
     public PostgresFenceStore(DataSource dataSource, UUID instance) {
@@ -112,6 +114,9 @@ public final class PostgresFenceStore implements FenceStore {
                                          Consumer<List<RegistrationRows.Written>> registered) {
         try (Connection connection = dataSource.getConnection()) {
             RaiseOrJudge.Look first = RaiseOrJudge.run(connection, instance, claims, register, length);
+            if (first.committed()) {
+                commits.increment();
+            }
             registered.accept(first.registered());
             List<FenceDecision> decisions = first.decisions();
             if (!first.again().isEmpty()) {
@@ -174,6 +179,11 @@ public final class PostgresFenceStore implements FenceStore {
         List<FenceDecision> decisions = new ArrayList<>(claims.size());
         claims.forEach(claim -> decisions.add(new FenceDecision.Unavailable(detail)));
         return decisions;
+    }
+
+    /** Commits made by fence checks; a batch's registrations and raises share one. */
+    public long commits() {
+        return commits.sum();
     }
 
     @Override

@@ -84,7 +84,12 @@ final class RaiseOrJudge {
      * replaced. {@code warning} came back with the commit.
      */
     record Look(List<FenceDecision> decisions, List<Integer> again, Map<Integer, Optional<FencingToken>> wrote,
-                List<RegistrationRows.Written> registered, SQLWarning warning) {
+                List<RegistrationRows.Written> registered, boolean raisedAny, SQLWarning warning) {
+
+        /** Whether the statement wrote a row, so made a commit that waited for the WAL. */
+        boolean committed() {
+            return raisedAny || !registered.isEmpty();
+        }
     }
 
     private RaiseOrJudge() {
@@ -101,6 +106,7 @@ final class RaiseOrJudge {
         List<Integer> again = new ArrayList<>();
         Map<Integer, Optional<FencingToken>> wrote = new HashMap<>();
         List<RegistrationRows.Written> registered = new ArrayList<>(register.size());
+        boolean raisedAny = false;
         try (PreparedStatement statement = connection.prepareStatement(SQL)) {
             statement.setObject(1, instance);
             statement.setDouble(2, length.toNanos() / 1e9);
@@ -125,7 +131,9 @@ final class RaiseOrJudge {
                     long fence = row.getLong(2);
                     Optional<FencingToken> before = row.wasNull() ? Optional.empty() : Optional.of(new FencingToken(fence));
                     boolean above = before.isEmpty() || before.get().isBelow(claim.token());
-                    if (above && row.getBoolean(6) && highest.get(claim.resource()) == i) {
+                    boolean raised = row.getBoolean(6);
+                    raisedAny |= raised;
+                    if (above && raised && highest.get(claim.resource()) == i) {
                         wrote.put(i, before);
                     }
                     if (above || register.containsKey(claim.resource())) {
@@ -136,7 +144,8 @@ final class RaiseOrJudge {
                 }
             }
             again.sort(null);
-            return new Look(new ArrayList<>(Arrays.asList(decisions)), again, wrote, registered, statement.getWarnings());
+            return new Look(new ArrayList<>(Arrays.asList(decisions)), again, wrote, registered, raisedAny,
+                    statement.getWarnings());
         }
     }
 }

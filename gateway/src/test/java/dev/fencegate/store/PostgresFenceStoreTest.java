@@ -178,6 +178,20 @@ class PostgresFenceStoreTest extends FenceStoreContract {
         assertThat(store.read(raised).map(Fence::token)).contains(new FencingToken(9));
     }
 
+    @Test
+    void aBatchOfRaisesCommitsOnceAndABatchAtItsFencesNotAtAll() {
+        String batch = "/commits/" + UUID.randomUUID();
+        List<FenceClaim> claims = List.of(new FenceClaim(new ResourceKey(batch + "/a"), new FencingToken(1), Optional.empty()),
+                new FenceClaim(new ResourceKey(batch + "/b"), new FencingToken(2), Optional.empty()),
+                new FenceClaim(new ResourceKey(batch + "/c"), new FencingToken(3), Optional.empty()));
+        long before = store.commits();
+
+        assertThat(store.admitAll(claims)).extracting(FenceDecision::kind).containsOnly(FenceDecision.Kind.ADMITTED);
+        assertThat(store.commits() - before).isEqualTo(1);
+        assertThat(store.admitAll(claims)).extracting(FenceDecision::kind).containsOnly(FenceDecision.Kind.ADMITTED);
+        assertThat(store.commits() - before).isEqualTo(1);
+    }
+
     /** The row's creating and locking transactions: any write or lock changes them. */
     private static String rowVersion(ResourceKey key) throws SQLException {
         try (Connection connection = database.dataSource().getConnection();
