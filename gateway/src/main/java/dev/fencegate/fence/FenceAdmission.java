@@ -72,25 +72,26 @@ public final class FenceAdmission {
     }
 
     /**
-     * Judges a batch of entered claims with one trip to the store, after registering them in one.
-     * When the registration fails, every claim gets Unavailable: none may be judged unregistered.
+     * Judges a batch of entered claims with one trip to the store, registering them first, in
+     * the same commit as the batch's raises where the store can. When the registration fails,
+     * every claim gets Unavailable: none may be judged unregistered.
      *
      * @throws FenceStoreUnavailableException when the store could judge none of them
      */
     public List<FenceDecision> attemptAll(List<FenceClaim> claims) {
-        List<InstanceFences.Covered> covered;
-        try {
-            covered = fences.cover(claims);
-        } catch (FenceStoreUnavailableException e) {
-            return new ArrayList<>(Collections.nCopies(claims.size(), new FenceDecision.Unavailable(e.getMessage())));
-        }
+        BatchRegistration registration = fences.register(claims);
         List<FenceDecision> judged;
         try {
-            judged = store.admitAll(claims);
+            judged = store.admitAll(claims, registration);
+        } catch (FenceStoreUnavailableException e) {
+            // A raise may have committed with the rows: no hold from any read of this batch.
+            fences.readFailed(claims);
+            return new ArrayList<>(Collections.nCopies(claims.size(), new FenceDecision.Unavailable(e.getMessage())));
         } catch (RuntimeException e) {
             fences.readFailed(claims);
             throw e;
         }
+        List<InstanceFences.Covered> covered = registration.covered();
         List<FenceDecision> decisions = new ArrayList<>(claims.size());
         for (int i = 0; i < claims.size(); i++) {
             FenceDecision decision = judged.get(i);

@@ -33,6 +33,19 @@ public interface FenceStore {
     }
 
     /**
+     * As {@link #admitAll(List)}, for claims that first need {@code registration}: no fence of a
+     * claim it registers may be read before the rows are committed and visible to every instance.
+     * A store that can, writes the rows in the same commit as the batch's raises; this one writes
+     * them in a commit of their own first.
+     *
+     * @throws FenceStoreUnavailableException when the rows could not be confirmed, or none of the claims judged
+     */
+    default List<FenceDecision> admitAll(List<FenceClaim> claims, BatchRegistration registration) {
+        registration.writeAlone();
+        return admitAll(claims);
+    }
+
+    /**
      * Removes other instances' registrations of {@code resource} that expired without being
      * withdrawn, once a raise has given those instances time to hear of it. Nothing to do for a
      * store that keeps no registrations.

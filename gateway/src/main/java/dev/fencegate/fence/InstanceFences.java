@@ -114,14 +114,15 @@ public final class InstanceFences {
     }
 
     /**
-     * Ensures, before returning, that other instances see this one may send writes to each
-     * claim's resource from the claim's token up, writing rows (one statement) only where the
-     * leases held do not cover it with send time left. Called after {@link #enter}, before the
-     * fence is read. Blocks; throws {@link FenceStoreUnavailableException}.
+     * What {@code claims} need registered before their fences are read, so that other instances
+     * see this one may send writes to each claim's resource from the claim's token up: rows only
+     * where the leases held do not cover it with send time left. A claim already covered gets its
+     * hold slot now, before any read of its fence. Called after {@link #enter}. Never blocks.
      */
-    List<Covered> cover(List<FenceClaim> claims) {
+    BatchRegistration register(List<FenceClaim> claims) {
         long now = now();
         Map<ResourceKey, Long> needed = new TreeMap<>(Comparator.comparing(ResourceKey::value));
+        List<Covered> before = new ArrayList<>(claims.size());
         synchronized (lock) {
             for (FenceClaim claim : claims) {
                 Lease lease = leases.get(claim.resource());
@@ -129,20 +130,47 @@ public final class InstanceFences {
                     needed.merge(claim.resource(), claim.token().value(), Math::min);
                 }
             }
+            boolean holding = listenerFresh(now);
+            for (FenceClaim claim : claims) {
+                Lease lease = leases.get(claim.resource());
+                boolean covered = !needed.containsKey(claim.resource());
+                HeldSlot slot = covered && holding ? held.computeIfAbsent(claim.resource(), r -> new HeldSlot()) : null;
+                before.add(covered ? new Covered(lease, slot) : null);
+            }
         }
-        if (!needed.isEmpty()) {
-            write(needed);
+        return new BatchRegistration(this, claims, needed, before, now);
+    }
+
+    /**
+     * Records the rows a batch's commit confirmed, then covers each claim registered by it: its
+     * lease, and, with the listener fresh, the hold its coming fence read may become. Claims
+     * covered before keep what they had.
+     */
+    List<Covered> registered(List<FenceClaim> claims, List<RegistrationRows.Written> written, long startedNanos,
+                             List<Covered> before) {
+        if (!written.isEmpty()) {
+            recordWritten(written, startedNanos);
         }
         List<Covered> covered = new ArrayList<>(claims.size());
         synchronized (lock) {
             boolean holding = listenerFresh(now());
-            for (FenceClaim claim : claims) {
+            for (int i = 0; i < claims.size(); i++) {
+                if (before.get(i) != null) {
+                    covered.add(before.get(i));
+                    continue;
+                }
+                FenceClaim claim = claims.get(i);
                 Lease lease = leases.get(claim.resource());
                 HeldSlot slot = holding && lease != null ? held.computeIfAbsent(claim.resource(), r -> new HeldSlot()) : null;
                 covered.add(new Covered(lease, slot));
             }
         }
         return covered;
+    }
+
+    /** Writes rows in a commit of their own. Blocks; throws {@link FenceStoreUnavailableException}. */
+    List<RegistrationRows.Written> writeRows(Map<ResourceKey, Long> minTokens) {
+        return rows.write(minTokens, timing.rowLength());
     }
 
     /** The fence read failed: a raise may have committed, so no hold from it. */
@@ -284,7 +312,10 @@ public final class InstanceFences {
      */
     private void write(Map<ResourceKey, Long> minTokens) {
         long started = now();
-        List<RegistrationRows.Written> written = rows.write(minTokens, timing.rowLength());
+        recordWritten(rows.write(minTokens, timing.rowLength()), started);
+    }
+
+    private void recordWritten(List<RegistrationRows.Written> written, long started) {
         long confirmed = now();
         long expires = started + timing.rowNanos();
         synchronized (lock) {

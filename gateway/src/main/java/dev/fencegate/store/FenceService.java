@@ -86,7 +86,10 @@ public final class FenceService implements AutoCloseable {
         LeaseTiming timing = new LeaseTiming(config.upstreamTimeout(), LEASE_HEADROOM, IDLE_RELEASE);
         InstanceFences fences = new InstanceFences(new PostgresInflightRegistrations(database.dataSource(), instance),
                 timing, System::nanoTime);
-        FenceStore store = new PostgresFenceStore(database.dataSource(), instance);
+        PostgresFenceStore store = new PostgresFenceStore(database.dataSource(), instance);
+        FunctionCounter.builder("fencegate.fence.commits", store, PostgresFenceStore::commits)
+                .description("Commits made by fence checks: a batch's registrations and raises share one")
+                .register(registry);
         InflightListener listener = new InflightListener(database.dataSource(), fences).start();
         RememberedFences remembered = new RememberedFences(config.safety().rememberedFences());
         Counter regressions = Counter.builder("fencegate.fence.regressions")

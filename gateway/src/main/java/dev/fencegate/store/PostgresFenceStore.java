@@ -1,5 +1,6 @@
 package dev.fencegate.store;
 
+import dev.fencegate.fence.BatchRegistration;
 import dev.fencegate.fence.Fence;
 import dev.fencegate.fence.FenceClaim;
 import dev.fencegate.fence.FenceDecision;
@@ -8,21 +9,20 @@ import dev.fencegate.fence.FenceStore;
 import dev.fencegate.fence.FenceStoreUnavailableException;
 import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.Holder;
+import dev.fencegate.fence.RegistrationRows;
 import dev.fencegate.fence.ResourceKey;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLWarning;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 /**
@@ -44,6 +44,10 @@ public final class PostgresFenceStore implements FenceStore {
                 SELECT 1 FROM fence_inflight i
                 WHERE i.resource = f.resource AND i.instance <> ? AND i.min_token < ? AND i.until <= now())
             FROM fence f WHERE f.resource = ?""";
+    /**
+     * The batch form. The fence is looked up per claim (a lateral subquery the planner cannot
+     * flatten into a join), so a cached generic plan cannot turn into a scan of the whole table.
+     */
     private static final String JUDGE_ALL = """
             SELECT c.ord, f.token, f.holder, f.token IS NOT NULL AND EXISTS (
                 SELECT 1 FROM fence_inflight i
@@ -52,37 +56,13 @@ public final class PostgresFenceStore implements FenceStore {
                 SELECT 1 FROM fence_inflight i
                 WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until <= now())
             FROM unnest(?::text[], ?::bigint[]) WITH ORDINALITY AS c(resource, token, ord)
-            LEFT JOIN fence f ON f.resource = c.resource
+            LEFT JOIN LATERAL (SELECT token, holder FROM fence WHERE resource = c.resource LIMIT 1) f ON true
             ORDER BY c.ord""";
     /** Rows of other instances that expired without being withdrawn, once a raise gave them time to hear of it. */
     private static final String FORGET_EXPIRED = "DELETE FROM fence_inflight WHERE resource = ? AND instance <> ? AND until <= now()";
-    /**
-     * Raises one fence, and announces the raise to every instance in the same commit, whether or
-     * not anything waits: an instance holding the old fence must stop, even one whose
-     * registration row is gone. Returns the row it wrote.
-     */
-    private static final String RAISE = """
-            WITH raised AS (
-                INSERT INTO fence AS f (resource, token, holder) VALUES (?, ?, ?)
-                ON CONFLICT (resource) DO UPDATE
-                    SET token = EXCLUDED.token, holder = EXCLUDED.holder, updated_at = now()
-                    WHERE f.token < EXCLUDED.token
-                RETURNING f.resource, f.token)
-            SELECT resource, pg_notify(?, resource || chr(10) || token) FROM raised""";
-
-    /** {@link #RAISE} for many claims, distinct resources in order; returns the rows it wrote. */
-    private static final String RAISE_ALL = """
-            WITH raised AS (
-                INSERT INTO fence AS f (resource, token, holder)
-                SELECT c.resource, c.token, c.holder FROM unnest(?::text[], ?::bigint[], ?::text[]) AS c(resource, token, holder)
-                ON CONFLICT (resource) DO UPDATE
-                    SET token = EXCLUDED.token, holder = EXCLUDED.holder, updated_at = now()
-                    WHERE f.token < EXCLUDED.token
-                RETURNING f.resource, f.token)
-            SELECT resource, pg_notify(?, resource || chr(10) || token) FROM raised""";
-
     private final DataSource dataSource;
     private final UUID instance;
+    private final LongAdder commits = new LongAdder();
 
     /** A store for one gateway instance; {@code instance} names its rows in {@code fence_inflight}. */
     public PostgresFenceStore(DataSource dataSource, UUID instance) {
@@ -95,9 +75,9 @@ public final class PostgresFenceStore implements FenceStore {
     }
 
     /**
-     * The common case, a claim at the current fence, is one read-only statement. A raise is a
-     * conditional upsert followed by a fresh read: only a read that starts after the raise
-     * committed is sure to see every other instance's in-flight registration.
+     * The common case, a claim at the current fence, is one statement that writes nothing. A raise
+     * is that statement, which commits it, followed by a fresh read: only a read that starts after
+     * the raise committed is sure to see every other instance's in-flight registration.
      */
     @Override
     public FenceDecision admit(FenceClaim claim) {
@@ -109,26 +89,40 @@ public final class PostgresFenceStore implements FenceStore {
     }
 
     /**
-     * One read-only statement judges the whole batch. The claims that raise then cost one upsert
-     * for all of them, so one commit, and one more read.
+     * One statement judges the claims at or below their fence and raises the others, all of them
+     * in one commit; one more read, after that commit, judges the claims that raised or tried to.
+     * A claim the first statement judged was read after its registration committed, as before a
+     * raise; a claim that raised is judged only by the read after it.
      */
     @Override
     public List<FenceDecision> admitAll(List<FenceClaim> claims) {
+        return admitAll(claims, Map.of(), Duration.ZERO, written -> { });
+    }
+
+    /**
+     * As {@link #admitAll(List)}, with the batch's registrations written by the same statement, so
+     * in the same commit as its raises: one commit per batch. A claim registered by it is judged
+     * only by the read after that commit, like a raise, since only then is its registration sure
+     * to be visible to every instance; the rows are handed back before that read.
+     */
+    @Override
+    public List<FenceDecision> admitAll(List<FenceClaim> claims, BatchRegistration registration) {
+        return admitAll(claims, registration.minTokens(), registration.length(), registration::written);
+    }
+
+    private List<FenceDecision> admitAll(List<FenceClaim> claims, Map<ResourceKey, Long> register, Duration length,
+                                         Consumer<List<RegistrationRows.Written>> registered) {
         try (Connection connection = dataSource.getConnection()) {
-            List<FenceDecision> decisions = judgeAll(connection, claims);
-            List<Integer> positions = new ArrayList<>();
-            List<FenceDecision.Admitted> raises = new ArrayList<>();
-            for (int i = 0; i < decisions.size(); i++) {
-                Optional<FenceDecision.Admitted> ifRaised = raising(decisions.get(i));
-                if (ifRaised.isPresent()) {
-                    positions.add(i);
-                    raises.add(ifRaised.get());
-                }
+            RaiseOrJudge.Look first = RaiseOrJudge.run(connection, instance, claims, register, length);
+            if (first.committed()) {
+                commits.increment();
             }
-            if (!raises.isEmpty()) {
-                List<FenceDecision> raised = raiseAndJudge(connection, raises);
-                for (int j = 0; j < positions.size(); j++) {
-                    decisions.set(positions.get(j), raised.get(j));
+            registered.accept(first.registered());
+            List<FenceDecision> decisions = first.decisions();
+            if (!first.again().isEmpty()) {
+                List<FenceDecision> again = judgeAfterCommit(connection, claims, first);
+                for (int j = 0; j < first.again().size(); j++) {
+                    decisions.set(first.again().get(j), again.get(j));
                 }
             }
             askOthersToRelease(connection, decisions);
@@ -136,6 +130,35 @@ public final class PostgresFenceStore implements FenceStore {
         } catch (SQLException e) {
             throw unavailable("fences for " + claims.size() + " claim(s), first " + claims.get(0).resource()
                     + ", could not be checked", e);
+        }
+    }
+
+    /**
+     * Judges the claims that raised, tried to, or were registered by the first statement, with a
+     * read that starts after its commit. A claim whose own token went in keeps the fence it
+     * replaced as its previous one. A commit that came back with a warning (a cancelled wait for a
+     * synchronous standby) is visible but not durable: admitting on it could lose the fence or the
+     * registration in a failover, so none of them is admitted.
+     */
+    private List<FenceDecision> judgeAfterCommit(Connection connection, List<FenceClaim> claims, RaiseOrJudge.Look first) {
+        List<FenceClaim> again = first.again().stream().map(claims::get).toList();
+        if (first.warning() != null) {
+            FenceClaim claim = again.get(0);
+            return unavailableFor(again, "fence for " + claim.resource() + " raised to or registered at " + claim.token()
+                    + " but the commit is not confirmed durable: " + first.warning().getMessage());
+        }
+        try {
+            List<FenceDecision> second = judgeAll(connection, again);
+            List<FenceDecision> decisions = new ArrayList<>(again.size());
+            for (int j = 0; j < again.size(); j++) {
+                Optional<FencingToken> replaced = first.wrote().get(first.again().get(j));
+                boolean took = replaced != null && second.get(j) instanceof FenceDecision.Admitted;
+                decisions.add(took ? new FenceDecision.Admitted(again.get(j), replaced) : second.get(j));
+            }
+            return decisions;
+        } catch (SQLException e) {
+            return unavailableFor(again, unavailable("fences for " + again.size() + " claim(s), first "
+                    + again.get(0).resource() + ", were raised or registered but could not be judged", e).getMessage());
         }
     }
 
@@ -152,49 +175,15 @@ public final class PostgresFenceStore implements FenceStore {
         }
     }
 
-    /**
-     * A claim above the fence raises it, even when lower-token writes of another instance are
-     * still in flight: the raise turns away further writes at the old token, so those in flight
-     * drain and the claim can go ahead. Empty for a claim that does not raise.
-     */
-    private static Optional<FenceDecision.Admitted> raising(FenceDecision first) {
-        if (first instanceof FenceDecision.Admitted admitted && admitted.raised()) {
-            return Optional.of(admitted);
-        }
-        if (first instanceof FenceDecision.Draining draining && draining.current().token().isBelow(draining.claim().token())) {
-            return Optional.of(new FenceDecision.Admitted(draining.claim(), Optional.of(draining.current().token())));
-        }
-        return Optional.empty();
-    }
-
-    /**
-     * Raises every claim's fence in one statement, then judges the claims again with a read that
-     * starts after the raise committed: only such a read is sure to see every other instance's
-     * in-flight registration. A claim keeps its first answer only when its own token went in.
-     */
-    private List<FenceDecision> raiseAndJudge(Connection connection, List<FenceDecision.Admitted> raises) {
-        List<FenceClaim> claims = raises.stream().map(FenceDecision.Admitted::claim).toList();
-        try {
-            Set<FenceClaim> raisedBy = raise(connection, claims);
-            List<FenceDecision> second = judgeAll(connection, claims);
-            List<FenceDecision> decisions = new ArrayList<>(claims.size());
-            for (int i = 0; i < claims.size(); i++) {
-                boolean took = raisedBy.contains(claims.get(i)) && second.get(i) instanceof FenceDecision.Admitted;
-                decisions.add(took ? raises.get(i) : second.get(i));
-            }
-            return decisions;
-        } catch (SQLException e) {
-            return unavailableFor(claims, unavailable("fences for " + claims.size() + " claim(s), first "
-                    + claims.get(0).resource() + ", could not be raised", e).getMessage());
-        } catch (FenceStoreUnavailableException e) {
-            return unavailableFor(claims, e.getMessage());
-        }
-    }
-
     private static List<FenceDecision> unavailableFor(List<FenceClaim> claims, String detail) {
         List<FenceDecision> decisions = new ArrayList<>(claims.size());
         claims.forEach(claim -> decisions.add(new FenceDecision.Unavailable(detail)));
         return decisions;
+    }
+
+    /** Commits made by fence checks; a batch's registrations and raises share one. */
+    public long commits() {
+        return commits.sum();
     }
 
     @Override
@@ -257,7 +246,7 @@ public final class PostgresFenceStore implements FenceStore {
     }
 
     /** A live lower registration elsewhere drains; failing that, an expired one drains as a possible holder. */
-    private static FenceDecision judged(FenceClaim claim, long token, String holder, boolean draining, boolean expiredHolder) {
+    static FenceDecision judged(FenceClaim claim, long token, String holder, boolean draining, boolean expiredHolder) {
         Fence fence = new Fence(claim.resource(), new FencingToken(token), Optional.ofNullable(holder).map(Holder::new));
         FenceDecision decision = FencePolicy.decide(Optional.of(fence), claim);
         if (!(decision instanceof FenceDecision.Admitted) || !draining && !expiredHolder) {
@@ -288,67 +277,6 @@ public final class PostgresFenceStore implements FenceStore {
                 return Optional.of(new Fence(resource, new FencingToken(row.getLong(1)),
                         Optional.ofNullable(row.getString(2)).map(Holder::new)));
             }
-        }
-    }
-
-    /**
-     * Raises the fences in one statement and one commit; returns the claims whose token (and
-     * holder) went in. Per resource only the highest claim is written, the first of equals:
-     * a statement may change a row once. Rows are written in resource order, so two batches
-     * raising the same resources take their locks in the same order and never deadlock.
-     */
-    private static Set<FenceClaim> raise(Connection connection, List<FenceClaim> claims) throws SQLException {
-        Map<ResourceKey, FenceClaim> highest = new TreeMap<>(Comparator.comparing(ResourceKey::value));
-        for (FenceClaim claim : claims) {
-            highest.merge(claim.resource(), claim, (kept, next) -> kept.token().isBelow(next.token()) ? next : kept);
-        }
-        Set<FenceClaim> raised = new HashSet<>();
-        // One row, the common raise, takes the plain statement: cheaper to plan than the array form.
-        if (highest.size() == 1) {
-            FenceClaim claim = highest.values().iterator().next();
-            try (PreparedStatement statement = connection.prepareStatement(RAISE)) {
-                statement.setString(1, claim.resource().value());
-                statement.setLong(2, claim.token().value());
-                statement.setString(3, claim.holder().map(Holder::value).orElse(null));
-                statement.setString(4, InflightListener.CHANNEL);
-                boolean wrote;
-                try (ResultSet changed = statement.executeQuery()) {
-                    wrote = changed.next();
-                }
-                requireDurable(statement.getWarnings(), claim);
-                if (wrote) {
-                    raised.add(claim);
-                }
-            }
-            return raised;
-        }
-        List<FenceClaim> rows = List.copyOf(highest.values());
-        try (PreparedStatement statement = connection.prepareStatement(RAISE_ALL)) {
-            statement.setArray(1, connection.createArrayOf("text", rows.stream().map(c -> c.resource().value()).toArray()));
-            statement.setArray(2, connection.createArrayOf("bigint", rows.stream().map(c -> c.token().value()).toArray()));
-            statement.setArray(3, connection.createArrayOf("text",
-                    rows.stream().map(c -> c.holder().map(Holder::value).orElse(null)).toArray()));
-            statement.setString(4, InflightListener.CHANNEL);
-            try (ResultSet changed = statement.executeQuery()) {
-                Set<String> resources = new HashSet<>();
-                while (changed.next()) {
-                    resources.add(changed.getString(1));
-                }
-                requireDurable(statement.getWarnings(), rows.get(0));
-                rows.stream().filter(c -> resources.contains(c.resource().value())).forEach(raised::add);
-            }
-        }
-        return raised;
-    }
-
-    /**
-     * A commit that comes back with a warning (a cancelled wait for a synchronous standby) is
-     * visible but not durable; admitting on it could lose the fence in a failover.
-     */
-    private static void requireDurable(SQLWarning warning, FenceClaim claim) {
-        if (warning != null) {
-            throw new FenceStoreUnavailableException("fence for " + claim.resource() + " raised to " + claim.token()
-                    + " but the commit is not confirmed durable: " + warning.getMessage());
         }
     }
 

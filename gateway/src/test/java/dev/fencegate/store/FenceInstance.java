@@ -2,6 +2,7 @@ package dev.fencegate.store;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.fencegate.fence.BatchRegistration;
 import dev.fencegate.fence.Fence;
 import dev.fencegate.fence.FenceAdmission;
 import dev.fencegate.fence.FenceChecker;
@@ -87,6 +88,15 @@ final class FenceInstance implements AutoCloseable {
             public List<FenceDecision> admitAll(List<FenceClaim> claims) {
                 trips.incrementAndGet();
                 return postgres.admitAll(claims);
+            }
+
+            @Override
+            public List<FenceDecision> admitAll(List<FenceClaim> claims, BatchRegistration registration) {
+                trips.incrementAndGet();
+                if (registrationsFail.get() && !registration.minTokens().isEmpty()) {
+                    throw new FenceStoreUnavailableException("registrations cut off by the test");
+                }
+                return postgres.admitAll(claims, registration);
             }
 
             @Override

@@ -1,0 +1,151 @@
+package dev.fencegate.store;
+
+import dev.fencegate.fence.FenceClaim;
+import dev.fencegate.fence.FenceDecision;
+import dev.fencegate.fence.FencingToken;
+import dev.fencegate.fence.Holder;
+import dev.fencegate.fence.RegistrationRows;
+import dev.fencegate.fence.ResourceKey;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLWarning;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The first statement of a batch of fence checks, and its only commit: it writes the batch's
+ * registrations, raises the fence of each resource a claim is above, and judges every other
+ * claim, all against one snapshot.
+ */
+final class RaiseOrJudge {
+
+    /**
+     * In order: this instance's registrations ({@code fence_inflight} rows, lowest token kept,
+     * generation bumped), in the order given, which is resource order, so no two writers of them
+     * wait on each other in a cycle. Then, once those are written (the scalar subquery makes the
+     * raise wait for them, so every batch takes its row locks in the same order), the fence of
+     * each resource the snapshot shows below a claim is raised, only the highest claim per
+     * resource, the first of equals, in resource order, and announced in the commit that makes it
+     * (whether or not anything waits: an instance holding the old fence must stop, even one whose
+     * registration row is gone). A claim the snapshot shows at or below its fence writes nothing,
+     * so takes no row lock, and only such a claim looks for other instances' rows. Each fence is
+     * looked up per claim, so a cached generic plan cannot become a scan of the whole table.
+     * Rows: per claim, the fence before, for a claim at or below it whether another instance may
+     * still have a lower-token write in flight (live, expired), and whether its resource was
+     * raised here; then per registration written, the row.
+     */
+    private static final String SQL = """
+            WITH registered AS (
+                INSERT INTO fence_inflight AS i (resource, instance, min_token, until, generation)
+                SELECT r.resource, ?, r.min_token, now() + make_interval(secs => ?), 1
+                FROM unnest(?::text[], ?::bigint[]) AS r(resource, min_token)
+                ON CONFLICT (resource, instance) DO UPDATE
+                    SET min_token = least(i.min_token, EXCLUDED.min_token),
+                        until = greatest(i.until, EXCLUDED.until),
+                        generation = i.generation + 1
+                RETURNING resource, min_token, generation),
+            c AS (
+                SELECT c.ord, c.resource, c.token, c.holder, f.token AS fence, f.holder AS fence_holder,
+                    CASE WHEN f.token >= c.token THEN EXISTS (
+                        SELECT 1 FROM fence_inflight i
+                        WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until > now()) END AS live,
+                    CASE WHEN f.token >= c.token THEN EXISTS (
+                        SELECT 1 FROM fence_inflight i
+                        WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until <= now()) END AS expired
+                FROM unnest(?::text[], ?::bigint[], ?::text[]) WITH ORDINALITY AS c(resource, token, holder, ord)
+                LEFT JOIN LATERAL (SELECT token, holder FROM fence WHERE resource = c.resource LIMIT 1) f ON true),
+            raised AS (
+                INSERT INTO fence AS f (resource, token, holder)
+                SELECT DISTINCT ON (resource) resource, token, holder FROM c
+                WHERE (fence IS NULL OR fence < token) AND (SELECT count(*) FROM registered) >= 0
+                ORDER BY resource, token DESC, ord
+                ON CONFLICT (resource) DO UPDATE
+                    SET token = EXCLUDED.token, holder = EXCLUDED.holder, updated_at = now()
+                    WHERE f.token < EXCLUDED.token
+                RETURNING f.resource, pg_notify(?, f.resource || chr(10) || f.token))
+            SELECT c.ord, c.fence, c.fence_holder, c.live, c.expired, r.resource IS NOT NULL,
+                NULL::text, NULL::bigint, NULL::bigint
+            FROM c LEFT JOIN raised r ON r.resource = c.resource
+            UNION ALL
+            SELECT NULL, NULL, NULL, NULL, NULL, NULL, g.resource, g.min_token, g.generation FROM registered g""";
+
+    /**
+     * What the statement found. {@code decisions} is final for a claim it judged and a
+     * placeholder for the others, whose positions are {@code again}: they are judged again after
+     * the commit. {@code wrote} maps the claim that wrote its resource's fence to the fence it
+     * replaced. {@code warning} came back with the commit.
+     */
+    record Look(List<FenceDecision> decisions, List<Integer> again, Map<Integer, Optional<FencingToken>> wrote,
+                List<RegistrationRows.Written> registered, boolean raisedAny, SQLWarning warning) {
+
+        /** Whether the statement wrote a row, so made a commit that waited for the WAL. */
+        boolean committed() {
+            return raisedAny || !registered.isEmpty();
+        }
+    }
+
+    private RaiseOrJudge() {
+    }
+
+    static Look run(Connection connection, UUID instance, List<FenceClaim> claims, Map<ResourceKey, Long> register,
+                    Duration length) throws SQLException {
+        Map<ResourceKey, Integer> highest = new HashMap<>();
+        for (int i = 0; i < claims.size(); i++) {
+            highest.merge(claims.get(i).resource(), i,
+                    (kept, next) -> claims.get(kept).token().isBelow(claims.get(next).token()) ? next : kept);
+        }
+        FenceDecision[] decisions = new FenceDecision[claims.size()];
+        List<Integer> again = new ArrayList<>();
+        Map<Integer, Optional<FencingToken>> wrote = new HashMap<>();
+        List<RegistrationRows.Written> registered = new ArrayList<>(register.size());
+        boolean raisedAny = false;
+        try (PreparedStatement statement = connection.prepareStatement(SQL)) {
+            statement.setObject(1, instance);
+            statement.setDouble(2, length.toNanos() / 1e9);
+            statement.setArray(3, connection.createArrayOf("text", register.keySet().stream().map(ResourceKey::value).toArray()));
+            statement.setArray(4, connection.createArrayOf("bigint", register.values().toArray()));
+            statement.setObject(5, instance);
+            statement.setObject(6, instance);
+            statement.setArray(7, connection.createArrayOf("text", claims.stream().map(c -> c.resource().value()).toArray()));
+            statement.setArray(8, connection.createArrayOf("bigint", claims.stream().map(c -> c.token().value()).toArray()));
+            statement.setArray(9, connection.createArrayOf("text",
+                    claims.stream().map(c -> c.holder().map(Holder::value).orElse(null)).toArray()));
+            statement.setString(10, InflightListener.CHANNEL);
+            try (ResultSet row = statement.executeQuery()) {
+                while (row.next()) {
+                    int ord = row.getInt(1);
+                    if (row.wasNull()) {
+                        registered.add(new RegistrationRows.Written(new ResourceKey(row.getString(7)), row.getLong(8), row.getLong(9)));
+                        continue;
+                    }
+                    int i = ord - 1;
+                    FenceClaim claim = claims.get(i);
+                    long fence = row.getLong(2);
+                    Optional<FencingToken> before = row.wasNull() ? Optional.empty() : Optional.of(new FencingToken(fence));
+                    boolean above = before.isEmpty() || before.get().isBelow(claim.token());
+                    boolean raised = row.getBoolean(6);
+                    raisedAny |= raised;
+                    if (above && raised && highest.get(claim.resource()) == i) {
+                        wrote.put(i, before);
+                    }
+                    if (above || register.containsKey(claim.resource())) {
+                        again.add(i);
+                    } else {
+                        decisions[i] = PostgresFenceStore.judged(claim, fence, row.getString(3), row.getBoolean(4), row.getBoolean(5));
+                    }
+                }
+            }
+            again.sort(null);
+            return new Look(new ArrayList<>(Arrays.asList(decisions)), again, wrote, registered, raisedAny,
+                    statement.getWarnings());
+        }
+    }
+}

@@ -1,0 +1,165 @@
+package dev.fencegate.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencegate.fence.FenceAdmission;
+import dev.fencegate.fence.FenceClaim;
+import dev.fencegate.fence.FenceDecision;
+import dev.fencegate.fence.FencingToken;
+import dev.fencegate.fence.InstanceFences;
+import dev.fencegate.fence.LeaseTiming;
+import dev.fencegate.fence.RememberedFences;
+import dev.fencegate.fence.ResourceKey;
+import dev.fencegate.testing.TestPostgres;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A batch of fence checks registers its claims and raises their fences in one commit. What that
+ * commit must never allow: a claim admitted on a fence read before its registration was visible
+ * to every other instance, or any claim of the batch admitted when the commit failed.
+ */
+class BatchCommitTest {
+
+    private static final LeaseTiming TIMING = new LeaseTiming(Duration.ofSeconds(5), Duration.ofSeconds(3), Duration.ofSeconds(10));
+
+    private static FenceDatabase database;
+
+    @BeforeAll
+    static void openDatabase() throws SQLException {
+        database = TestPostgres.migrated(BatchCommitTest.class.getSimpleName());
+        try (Connection connection = database.dataSource().getConnection(); Statement statement = connection.createStatement()) {
+            // Fails the commit, not the statement: the registration and raise are written, then lost.
+            statement.execute("""
+                    CREATE FUNCTION refuse_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN
+                        IF NEW.resource LIKE '/refused/%' THEN RAISE EXCEPTION 'commit refused by the test'; END IF;
+                        RETURN NULL;
+                    END $$""");
+            statement.execute("CREATE CONSTRAINT TRIGGER refuse_commit AFTER INSERT OR UPDATE ON fence_inflight "
+                    + "DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION refuse_commit()");
+        }
+    }
+
+    @AfterAll
+    static void closeDatabase() {
+        if (database != null) {
+            database.close();
+        }
+    }
+
+    @Test
+    void aBatchWhoseCommitFailsAdmitsNoneOfItsClaims() throws SQLException {
+        UUID id = UUID.randomUUID();
+        FenceAdmission admission = admission(database.dataSource(), id);
+        String batch = "/" + UUID.randomUUID();
+        ResourceKey earlier = new ResourceKey("/ok" + batch + "/earlier");
+        FenceClaim atFence = claim(earlier, 4);
+        assertThat(admission.attempt(atFence)).isInstanceOf(FenceDecision.Admitted.class);
+        List<FenceClaim> claims = List.of(atFence, claim(new ResourceKey("/ok" + batch + "/new"), 3),
+                claim(new ResourceKey("/refused" + batch + "/new"), 5), claim(earlier, 6));
+
+        List<FenceDecision> decisions = admission.attemptAll(claims);
+
+        assertThat(decisions).extracting(FenceDecision::kind).containsOnly(FenceDecision.Kind.UNAVAILABLE);
+        assertThat(new PostgresFenceStore(database.dataSource()).read(earlier).map(f -> f.token().value())).contains(4L);
+        assertThat(registeredResources(id)).containsExactly(earlier.value());
+    }
+
+    @Test
+    void aClaimRegisteredInTheBatchIsJudgedOnlyOnceItsRegistrationIsVisibleToOtherInstances() throws SQLException {
+        UUID id = UUID.randomUUID();
+        List<Set<String>> seenByOthersAtEachJudge = new ArrayList<>();
+        DataSource watched = judgesWatched(database.dataSource(), () -> seenByOthersAtEachJudge.add(registeredResources(id)));
+        String batch = "/ok/" + UUID.randomUUID();
+        ResourceKey existing = new ResourceKey(batch + "/existing");
+        ResourceKey raised = new ResourceKey(batch + "/raised");
+        new PostgresFenceStore(database.dataSource()).admit(claim(existing, 7));
+        new PostgresFenceStore(database.dataSource()).admit(claim(raised, 3));
+        FenceAdmission admission = admission(watched, id);
+
+        // A claim at its fence raises nothing: its statement commits only the registration.
+        assertThat(admission.attempt(claim(existing, 7))).isInstanceOf(FenceDecision.Admitted.class);
+        assertThat(seenByOthersAtEachJudge).isNotEmpty().allSatisfy(seen -> assertThat(seen).contains(existing.value()));
+
+        seenByOthersAtEachJudge.clear();
+        List<FenceDecision> decisions = admission.attemptAll(List.of(
+                claim(existing, 7), claim(new ResourceKey(batch + "/new"), 2), claim(raised, 9)));
+
+        assertThat(decisions).extracting(FenceDecision::kind).containsExactly(
+                FenceDecision.Kind.ADMITTED, FenceDecision.Kind.ADMITTED, FenceDecision.Kind.ADMITTED);
+        assertThat(seenByOthersAtEachJudge).isNotEmpty().allSatisfy(seen ->
+                assertThat(seen).contains(existing.value(), batch + "/new", raised.value()));
+    }
+
+    private static FenceClaim claim(ResourceKey resource, long token) {
+        return new FenceClaim(resource, new FencingToken(token), Optional.empty());
+    }
+
+    private static FenceAdmission admission(DataSource dataSource, UUID id) {
+        InstanceFences fences = new InstanceFences(new PostgresInflightRegistrations(database.dataSource(), id), TIMING,
+                System::nanoTime);
+        return new FenceAdmission(new PostgresFenceStore(dataSource, id), fences, new RememberedFences(100), claim -> { });
+    }
+
+    /** This instance's rows as another instance sees them: through a connection of its own. */
+    private static Set<String> registeredResources(UUID id) {
+        try (Connection other = database.dataSource().getConnection();
+             PreparedStatement select = other.prepareStatement("SELECT resource FROM fence_inflight WHERE instance = ?")) {
+            select.setObject(1, id);
+            Set<String> resources = new HashSet<>();
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    resources.add(rows.getString(1));
+                }
+            }
+            return resources;
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Runs {@code beforeJudge} each time a judging read (and nothing else) is prepared. */
+    private static DataSource judgesWatched(DataSource dataSource, Runnable beforeJudge) {
+        return (DataSource) Proxy.newProxyInstance(BatchCommitTest.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    Object result = invoke(method, dataSource, args);
+                    if (!method.getName().equals("getConnection")) {
+                        return result;
+                    }
+                    Connection connection = (Connection) result;
+                    return Proxy.newProxyInstance(BatchCommitTest.class.getClassLoader(), new Class<?>[] {Connection.class},
+                            (c, m, a) -> {
+                                if (m.getName().equals("prepareStatement") && ((String) a[0]).contains("FROM fence_inflight i")
+                                        && !((String) a[0]).contains("INSERT")) {
+                                    beforeJudge.run();
+                                }
+                                return invoke(m, connection, a);
+                            });
+                });
+    }
+
+    private static Object invoke(java.lang.reflect.Method method, Object target, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+}
