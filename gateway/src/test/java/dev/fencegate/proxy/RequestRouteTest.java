@@ -6,6 +6,7 @@ import dev.fencegate.fence.FenceClaim;
 import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.http.ClaimRules;
+import dev.fencegate.http.GenericHttpIdentity;
 import dev.fencegate.http.Outcome;
 import dev.fencegate.http.ResourceScopes;
 import dev.fencegate.http.S3PathIdentity;
@@ -119,6 +120,23 @@ class RequestRouteTest {
         }
         assertThat(route(HttpMethod.POST, "/bucket/key", "Fencing-Token", "7")).isInstanceOf(RequestRoute.Fenced.class);
         assertThat(route(HttpMethod.PUT, "/bucket", "Fencing-Token", "7")).isInstanceOf(RequestRoute.Fenced.class);
+    }
+
+    @Test
+    void aPostToABucketNamedByItsHostIsRefusedAndAPostToAPlainCollectionIsFencedAsItsPath() {
+        HttpRequest form = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/");
+        form.headers().set("Host", "logs.s3.example.com").set("Fencing-Token", "7")
+                .set("Content-Type", "multipart/form-data; boundary=x");
+        ClaimRules virtualHosts = new ClaimRules(new S3VirtualHostIdentity(new VirtualHosts(List.of("s3.example.com"))),
+                ResourceScopes.perObject(), Optional.empty());
+        assertThat(((RequestRoute.Answer) RequestRoute.of(form, POLICY, virtualHosts)).problem().outcome())
+                .isEqualTo(Outcome.BUCKET_POST);
+
+        HttpRequest post = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/orders");
+        post.headers().set("Host", "api.internal").set("Fencing-Token", "7");
+        ClaimRules plainHttp = new ClaimRules(new GenericHttpIdentity(), ResourceScopes.perObject(), Optional.empty());
+        assertThat(RequestRoute.of(post, POLICY, plainHttp)).isEqualTo(new RequestRoute.Fenced(
+                new FenceClaim(new ResourceKey("/orders"), new FencingToken(7), Optional.empty())));
     }
 
     @Test
