@@ -22,10 +22,15 @@ import javax.sql.DataSource;
  */
 public final class PostgresInflightRegistrations implements RegistrationRows {
 
-    private static final String WRITE = """
+    /**
+     * This instance's rows for the given resources, lowest token kept, generation bumped; binds the
+     * instance, the row length in seconds, the resources and their minimum tokens. Also the first
+     * step of {@link RaiseOrJudge}, where it shares the batch's commit.
+     */
+    static final String WRITE = """
             INSERT INTO fence_inflight AS i (resource, instance, min_token, until, generation)
-            SELECT c.resource, ?, c.min_token, now() + make_interval(secs => ?), 1
-            FROM unnest(?::text[], ?::bigint[]) AS c(resource, min_token)
+            SELECT r.resource, ?, r.min_token, now() + make_interval(secs => ?), 1
+            FROM unnest(?::text[], ?::bigint[]) AS r(resource, min_token)
             ON CONFLICT (resource, instance) DO UPDATE
                 SET min_token = least(i.min_token, EXCLUDED.min_token),
                     until = greatest(i.until, EXCLUDED.until),

@@ -44,14 +44,8 @@ final class RaiseOrJudge {
      */
     private static final String SQL = """
             WITH registered AS (
-                INSERT INTO fence_inflight AS i (resource, instance, min_token, until, generation)
-                SELECT r.resource, ?, r.min_token, now() + make_interval(secs => ?), 1
-                FROM unnest(?::text[], ?::bigint[]) AS r(resource, min_token)
-                ON CONFLICT (resource, instance) DO UPDATE
-                    SET min_token = least(i.min_token, EXCLUDED.min_token),
-                        until = greatest(i.until, EXCLUDED.until),
-                        generation = i.generation + 1
-                RETURNING resource, min_token, generation),
+            """ + PostgresInflightRegistrations.WRITE + """
+            ),
             c AS (
                 SELECT c.ord, c.resource, c.token, c.holder, f.token AS fence, f.holder AS fence_holder,
                     CASE WHEN f.token >= c.token THEN EXISTS (
