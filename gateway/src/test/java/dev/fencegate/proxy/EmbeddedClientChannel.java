@@ -1,8 +1,26 @@
 package dev.fencegate.proxy;
 
+import dev.fencegate.config.AccessLogFormat;
+import dev.fencegate.config.DatabaseConfig;
+import dev.fencegate.config.GatewayConfig;
+import dev.fencegate.config.HostPort;
+import dev.fencegate.config.Limits;
+import dev.fencegate.config.SafetyConfig;
+import dev.fencegate.fence.FenceClaim;
+import dev.fencegate.fence.FenceDecision;
+import dev.fencegate.http.ClaimRules;
+import dev.fencegate.observability.AccessLog;
+import dev.fencegate.observability.GatewayMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.DefaultChannelId;
 import io.netty.channel.EventLoop;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.net.URI;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /** A client connection for handler tests whose event loop can also serve the store connections' Bootstrap. */
 final class EmbeddedClientChannel extends EmbeddedChannel {
@@ -11,6 +29,40 @@ final class EmbeddedClientChannel extends EmbeddedChannel {
 
     EmbeddedClientChannel() {
         super(DefaultChannelId.newInstance(), false, false);
+    }
+
+    /**
+     * A registered client connection through the whole client pipeline, with {@code decide}
+     * answering every fence check at once and store connections opened as {@link EmbeddedStoreChannel}s.
+     */
+    static EmbeddedChannel throughGateway(Function<FenceClaim, FenceDecision> decide) {
+        FenceGate gate = new FenceGate() {
+            @Override
+            public CompletableFuture<FenceDecision> check(FenceClaim claim) {
+                return CompletableFuture.completedFuture(decide.apply(claim));
+            }
+
+            @Override
+            public void finished(FenceClaim claim, boolean outcomeKnown) {
+            }
+        };
+        GatewayConfig config = new GatewayConfig(new HostPort("127.0.0.1", 0), new HostPort("127.0.0.1", 0),
+                URI.create("http://127.0.0.1:9"), new DatabaseConfig("jdbc:postgresql://127.0.0.1:1/none", "public", "u", "", 1,
+                Duration.ofSeconds(1)), Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(30),
+                new Limits(1_024, 2_048, 4_096), SafetyConfig.defaults(), 1);
+        StoreConnections connections = new StoreConnections(EmbeddedStoreChannel.transport(), config.upstreamAddress(),
+                Duration.ofSeconds(1), new WriteBufferWaterMark(64 * 1024, 256 * 1024));
+        GatewayRuntime runtime = new GatewayRuntime(gate, connections, new GatewayMetrics(new SimpleMeterRegistry()),
+                AccessLog.of(AccessLogFormat.OFF), ClaimRules.plain(), "", 30_000, NoUploadOwners.INSTANCE);
+        EmbeddedChannel client = new EmbeddedClientChannel();
+        client.config().setOption(ChannelOption.AUTO_READ, false);
+        client.pipeline().addLast(new ClientChannelInitializer(config, runtime));
+        try {
+            client.register();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        return client;
     }
 
     @Override

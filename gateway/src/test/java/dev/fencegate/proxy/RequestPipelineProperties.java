@@ -2,27 +2,12 @@ package dev.fencegate.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fencegate.config.DatabaseConfig;
-import dev.fencegate.config.GatewayConfig;
-import dev.fencegate.config.HostPort;
-import dev.fencegate.config.Limits;
-import dev.fencegate.config.SafetyConfig;
-import dev.fencegate.fence.FenceClaim;
-import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.fence.InMemoryFenceStore;
-import dev.fencegate.config.AccessLogFormat;
-import dev.fencegate.http.ClaimRules;
-import dev.fencegate.observability.AccessLog;
-import dev.fencegate.observability.GatewayMetrics;
 import dev.fencegate.testing.NoNettyLeaks;
 import dev.fencegate.testing.SeededCases;
 import dev.fencegate.testing.SeededCases.Gen;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.DefaultChannelId;
-import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpDecoderConfig;
@@ -31,13 +16,9 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
@@ -145,33 +126,7 @@ class RequestPipelineProperties {
     }
 
     private static EmbeddedChannel clientPipeline(InMemoryFenceStore fences) {
-        FenceGate gate = new FenceGate() {
-            @Override
-            public CompletableFuture<FenceDecision> check(FenceClaim claim) {
-                return CompletableFuture.completedFuture(fences.admit(claim));
-            }
-
-            @Override
-            public void finished(FenceClaim claim, boolean outcomeKnown) {
-            }
-        };
-        GatewayConfig config = new GatewayConfig(new HostPort("127.0.0.1", 0), new HostPort("127.0.0.1", 0),
-                URI.create("http://127.0.0.1:9"), new DatabaseConfig("jdbc:postgresql://127.0.0.1:1/none", "public", "u", "", 1,
-                Duration.ofSeconds(1)), Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(30),
-                new Limits(1_024, 2_048, 4_096), SafetyConfig.defaults(), 1);
-        StoreConnections connections = new StoreConnections(EmbeddedStoreChannel.transport(), config.upstreamAddress(),
-                Duration.ofSeconds(1), new WriteBufferWaterMark(64 * 1024, 256 * 1024));
-        GatewayRuntime runtime = new GatewayRuntime(gate, connections, new GatewayMetrics(new SimpleMeterRegistry()),
-                AccessLog.of(AccessLogFormat.OFF), ClaimRules.plain(), "", 30_000, NoUploadOwners.INSTANCE);
-        EmbeddedChannel client = new EmbeddedClientChannel();
-        client.config().setOption(ChannelOption.AUTO_READ, false);
-        client.pipeline().addLast(new ClientChannelInitializer(config, runtime));
-        try {
-            client.register();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-        return client;
+        return EmbeddedClientChannel.throughGateway(fences::admit);
     }
 
     private static void answerFromStore() {
