@@ -25,7 +25,8 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 loadtest_jar=loadtest/target/fencegate-loadtest.jar
 gateway_jar=gateway/target/fencegate.jar
-[[ -f $loadtest_jar && -f $gateway_jar ]] || ./mvnw -q -DskipTests package
+store_jar=demo/target/fencegate-demo.jar
+[[ -f $loadtest_jar && -f $gateway_jar && -f $store_jar ]] || ./mvnw -q -DskipTests package
 
 # Another engineer's server on one of these ports would be measured (and wiped of its statistics) instead.
 for port in "$pg_port" "$store_port" "$gateway_port" "$admin_port"; do
@@ -65,7 +66,7 @@ sql "CREATE DATABASE test" postgres
 sql "CREATE EXTENSION pg_stat_statements"
 postmaster=$(head -1 "$pg_dir/data/postmaster.pid")
 
-java -jar "$gateway_jar" store --listen 127.0.0.1:$store_port --discard >"$out/store.log" 2>&1 &
+java -jar "$store_jar" store --listen 127.0.0.1:$store_port --discard >"$out/store.log" 2>&1 &
 pids+=($!)
 java -Xmx256m -jar "$gateway_jar" serve --listen 127.0.0.1:$gateway_port --admin-listen 127.0.0.1:$admin_port \
   --upstream http://127.0.0.1:$store_port --db-url "jdbc:postgresql://127.0.0.1:$pg_port/test" --db-user postgres \
@@ -126,6 +127,7 @@ for workload in "${workloads[@]}"; do
     *) load "$workload" "$prefix" "$prime" >/dev/null || true ;;
   esac
   read -r xact0 walrec0 walsync0 walbytes0 walms0 < <(settled_counters)
+  lsn0=$(sql "SELECT pg_current_wal_insert_lsn()")
   sql "SELECT pg_stat_statements_reset()" >/dev/null
   read -r held0 checks0 checksec0 < <(fence_metrics); thread_cpu "$gateway" >"$out/$workload.threads-before.txt"; gw0=$(ticks_ms "$gateway"); pg0=$(pg_cpu_ms)
   case $workload in
@@ -138,6 +140,11 @@ for workload in "${workloads[@]}"; do
        FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = 'test') ORDER BY calls DESC" \
     >"$out/$workload.statements.txt"
   read -r xact1 walrec1 walsync1 walbytes1 walms1 < <(settled_counters)
+  lsn1=$(sql "SELECT pg_current_wal_insert_lsn()")
+  # What the WAL records were (the measured run and the 11 s after it: background sweeps, autovacuum).
+  as_pg "$pg_bin/pg_waldump --stats=record -p $pg_dir/data/pg_wal -s $lsn0 -e $lsn1" >"$out/$workload.wal.txt" 2>&1 || true
+  sql "SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del, n_dead_tup, autovacuum_count, autoanalyze_count
+       FROM pg_stat_user_tables ORDER BY relname" >"$out/$workload.tables.txt"
   writes=$(json "$out/$workload.json" "d['counts']['answered'] + d['counts']['warmupAnswered']")
   python3 - "$out/$workload.statements.txt" "$writes" "$held0" "$held1" "$checks0" "$checks1" "$checksec0" "$checksec1" \
     "$(json "$out/$workload.json" "round(d['throughput'])")" "$(json "$out/$workload.json" "d['counts']['errors']")" \

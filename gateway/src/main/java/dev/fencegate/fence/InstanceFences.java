@@ -333,7 +333,7 @@ public final class InstanceFences {
         }
     }
 
-    /** The full sweep: withdraws idle and expired rows, narrows, renews rows still written under. */
+    /** The full sweep: withdraws idle and expired rows, narrows, renews rows written under since they were last written. */
     public void reconcile() {
         List<ResourceKey> all;
         long now = now();
@@ -383,7 +383,10 @@ public final class InstanceFences {
                     lease.minToken = lowest.getAsLong();
                     narrowings.add(new RegistrationRows.Change(resource, lease.minToken, lease.generation));
                 }
-                if (renew && lease.sendByNanos() - now < timing.renewBelowNanos() && (lowest.isPresent() || !idle)) {
+                // Only a lease written under since its row was last written is worth a row write: one
+                // written once (a new object) runs out instead, and a later write registers again.
+                if (renew && lease.sendByNanos() - now < timing.renewBelowNanos()
+                        && inflight.writtenSince(resource, lease.expiresNanos - timing.rowNanos())) {
                     renewals.put(resource, lease.minToken);
                 }
             }

@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,8 +37,15 @@ public final class PostgresInflightRegistrations implements RegistrationRows {
                     until = greatest(i.until, EXCLUDED.until),
                     generation = i.generation + 1
             RETURNING resource, min_token, generation""";
-    private static final String WITHDRAW = "DELETE FROM fence_inflight WHERE resource = ? AND instance = ? AND generation = ?";
-    private static final String NARROW = "UPDATE fence_inflight SET min_token = ? WHERE resource = ? AND instance = ? AND generation = ?";
+    /** Binds the instance, then the resources and the generations they must still have. */
+    private static final String WITHDRAW = """
+            DELETE FROM fence_inflight i USING unnest(?::text[], ?::bigint[]) AS w(resource, generation)
+            WHERE i.instance = ? AND i.resource = w.resource AND i.generation = w.generation""";
+    /** Binds the resources, their new minimum tokens and the generations they must still have, then the instance. */
+    private static final String NARROW = """
+            UPDATE fence_inflight i SET min_token = n.min_token
+            FROM unnest(?::text[], ?::bigint[], ?::bigint[]) AS n(resource, min_token, generation)
+            WHERE i.resource = n.resource AND i.instance = ? AND i.generation = n.generation""";
 
     private final DataSource dataSource;
     private final UUID instance;
@@ -69,23 +77,53 @@ public final class PostgresInflightRegistrations implements RegistrationRows {
         }
     }
 
+    /**
+     * One statement per kind and one commit for the whole sweep, which does not wait for the WAL
+     * flush: a withdrawal or narrowing lost in a crash leaves a row covering more than needed,
+     * which only delays other instances until it expires, and the next commit that waits flushes it.
+     */
     @Override
     public void tidy(List<Change> withdrawals, List<Change> narrowings) {
+        if (withdrawals.isEmpty() && narrowings.isEmpty()) {
+            return;
+        }
         try (Connection connection = dataSource.getConnection()) {
-            batch(connection, WITHDRAW, withdrawals, (statement, row) -> {
-                statement.setString(1, row.resource().value());
-                statement.setObject(2, instance);
-                statement.setLong(3, row.generation());
-            });
-            batch(connection, NARROW, narrowings, (statement, row) -> {
-                statement.setLong(1, row.minToken());
-                statement.setString(2, row.resource().value());
-                statement.setObject(3, instance);
-                statement.setLong(4, row.generation());
-            });
+            connection.setAutoCommit(false);
+            try {
+                try (Statement settings = connection.createStatement()) {
+                    settings.execute("SET LOCAL synchronous_commit = off");
+                }
+                if (!withdrawals.isEmpty()) {
+                    try (PreparedStatement delete = connection.prepareStatement(WITHDRAW)) {
+                        delete.setArray(1, connection.createArrayOf("text", resources(withdrawals)));
+                        delete.setArray(2, connection.createArrayOf("bigint", withdrawals.stream().map(Change::generation).toArray()));
+                        delete.setObject(3, instance);
+                        delete.executeUpdate();
+                    }
+                }
+                if (!narrowings.isEmpty()) {
+                    try (PreparedStatement narrow = connection.prepareStatement(NARROW)) {
+                        narrow.setArray(1, connection.createArrayOf("text", resources(narrowings)));
+                        narrow.setArray(2, connection.createArrayOf("bigint", narrowings.stream().map(Change::minToken).toArray()));
+                        narrow.setArray(3, connection.createArrayOf("bigint", narrowings.stream().map(Change::generation).toArray()));
+                        narrow.setObject(4, instance);
+                        narrow.executeUpdate();
+                    }
+                }
+                connection.commit();
+            } catch (SQLException e) {
+                connection.rollback();
+                throw e;
+            } finally {
+                connection.setAutoCommit(true);
+            }
         } catch (SQLException e) {
             // Harmless: a row left behind only delays other instances' raises until it expires.
         }
+    }
+
+    private static Object[] resources(List<Change> rows) {
+        return rows.stream().map(row -> row.resource().value()).toArray();
     }
 
     @Override
@@ -96,23 +134,6 @@ public final class PostgresInflightRegistrations implements RegistrationRows {
             delete.executeUpdate();
         } catch (SQLException e) {
             // The rows expire by themselves; a stop must not fail on it.
-        }
-    }
-
-    private interface Binder {
-        void bind(PreparedStatement statement, Change row) throws SQLException;
-    }
-
-    private static void batch(Connection connection, String sql, List<Change> rows, Binder binder) throws SQLException {
-        if (rows.isEmpty()) {
-            return;
-        }
-        try (PreparedStatement statement = connection.prepareStatement(sql)) {
-            for (Change row : rows) {
-                binder.bind(statement, row);
-                statement.addBatch();
-            }
-            statement.executeBatch();
         }
     }
 }

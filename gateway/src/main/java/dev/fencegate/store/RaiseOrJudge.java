@@ -35,12 +35,14 @@ final class RaiseOrJudge {
      * each resource the snapshot shows below a claim is raised, only the highest claim per
      * resource, the first of equals, in resource order, and announced in the commit that makes it
      * (whether or not anything waits: an instance holding the old fence must stop, even one whose
-     * registration row is gone). A claim the snapshot shows at or below its fence writes nothing,
-     * so takes no row lock, and only such a claim looks for other instances' rows. Each fence is
-     * looked up per claim, so a cached generic plan cannot become a scan of the whole table.
-     * Rows: per claim, the fence before, for a claim at or below it whether another instance may
-     * still have a lower-token write in flight (live, expired), and whether its resource was
-     * raised here; then per registration written, the row.
+     * registration row is gone). A raise that creates its resource's fence row announces nothing:
+     * no instance holds a fence that has no row (gateways never delete one, and a deletion made
+     * any other way is announced by a trigger). A claim the snapshot shows at or below its fence
+     * writes nothing, so takes no row lock. Each fence is looked up per claim, so a cached generic
+     * plan cannot become a scan of the whole table. Rows: per claim, the fence before, whether
+     * another instance may still have a lower-token write in flight (live, expired), whether its
+     * resource was raised here, and whether that raise created the row; then per registration
+     * written, the row.
      */
     private static final String SQL = """
             WITH registered AS (
@@ -48,12 +50,12 @@ final class RaiseOrJudge {
             ),
             c AS (
                 SELECT c.ord, c.resource, c.token, c.holder, f.token AS fence, f.holder AS fence_holder,
-                    CASE WHEN f.token >= c.token THEN EXISTS (
+                    EXISTS (
                         SELECT 1 FROM fence_inflight i
-                        WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until > now()) END AS live,
-                    CASE WHEN f.token >= c.token THEN EXISTS (
+                        WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until > now()) AS live,
+                    EXISTS (
                         SELECT 1 FROM fence_inflight i
-                        WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until <= now()) END AS expired
+                        WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until <= now()) AS expired
                 FROM unnest(?::text[], ?::bigint[], ?::text[]) WITH ORDINALITY AS c(resource, token, holder, ord)
                 LEFT JOIN LATERAL (SELECT token, holder FROM fence WHERE resource = c.resource LIMIT 1) f ON true),
             raised AS (
@@ -64,17 +66,22 @@ final class RaiseOrJudge {
                 ON CONFLICT (resource) DO UPDATE
                     SET token = EXCLUDED.token, holder = EXCLUDED.holder, updated_at = now()
                     WHERE f.token < EXCLUDED.token
-                RETURNING f.resource, pg_notify(?, f.resource || chr(10) || f.token))
+                RETURNING f.resource, f.xmax = 0 AS created,
+                    CASE WHEN f.xmax <> 0 THEN pg_notify(?, f.resource || chr(10) || f.token) END)
             SELECT c.ord, c.fence, c.fence_holder, c.live, c.expired, r.resource IS NOT NULL,
-                NULL::text, NULL::bigint, NULL::bigint
+                NULL::text, NULL::bigint, NULL::bigint, coalesce(r.created, false)
             FROM c LEFT JOIN raised r ON r.resource = c.resource
             UNION ALL
-            SELECT NULL, NULL, NULL, NULL, NULL, NULL, g.resource, g.min_token, g.generation FROM registered g""";
+            SELECT NULL, NULL, NULL, NULL, NULL, NULL, g.resource, g.min_token, g.generation, NULL FROM registered g""";
 
     /**
      * What the statement found. {@code decisions} is final for a claim it judged and a
      * placeholder for the others, whose positions are {@code again}: they are judged again after
-     * the commit. {@code wrote} maps the claim that wrote its resource's fence to the fence it
+     * the commit. A claim whose raise created its resource's fence row, with no other instance's
+     * row for the resource in sight, is final here, once the commit came back without a warning:
+     * any other instance with a write there in flight registered and then read the fence, so it
+     * either raised first (and this raise did not create the row) or reads this one after its own
+     * registration committed and finds its claim stale or level with this one. {@code wrote} maps the claim that wrote its resource's fence to the fence it
      * replaced. {@code warning} came back with the commit.
      */
     record Look(List<FenceDecision> decisions, List<Integer> again, Map<Integer, Optional<FencingToken>> wrote,
@@ -100,6 +107,7 @@ final class RaiseOrJudge {
         List<Integer> again = new ArrayList<>();
         Map<Integer, Optional<FencingToken>> wrote = new HashMap<>();
         List<RegistrationRows.Written> registered = new ArrayList<>(register.size());
+        List<Integer> created = new ArrayList<>();
         boolean raisedAny = false;
         try (PreparedStatement statement = connection.prepareStatement(SQL)) {
             statement.setObject(1, instance);
@@ -129,6 +137,9 @@ final class RaiseOrJudge {
                     raisedAny |= raised;
                     if (above && raised && highest.get(claim.resource()) == i) {
                         wrote.put(i, before);
+                        if (row.getBoolean(10) && !row.getBoolean(4) && !row.getBoolean(5)) {
+                            created.add(i);
+                        }
                     }
                     if (above || register.containsKey(claim.resource())) {
                         again.add(i);
@@ -137,9 +148,15 @@ final class RaiseOrJudge {
                     }
                 }
             }
+            SQLWarning warning = statement.getWarnings();
+            if (warning == null) {
+                for (int i : created) {
+                    again.remove(Integer.valueOf(i));
+                    decisions[i] = new FenceDecision.Admitted(claims.get(i), Optional.empty());
+                }
+            }
             again.sort(null);
-            return new Look(new ArrayList<>(Arrays.asList(decisions)), again, wrote, registered, raisedAny,
-                    statement.getWarnings());
+            return new Look(new ArrayList<>(Arrays.asList(decisions)), again, wrote, registered, raisedAny, warning);
         }
     }
 }

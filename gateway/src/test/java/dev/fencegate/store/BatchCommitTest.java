@@ -25,6 +25,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -106,6 +111,71 @@ class BatchCommitTest {
                 FenceDecision.Kind.ADMITTED, FenceDecision.Kind.ADMITTED, FenceDecision.Kind.ADMITTED);
         assertThat(seenByOthersAtEachJudge).isNotEmpty().allSatisfy(seen ->
                 assertThat(seen).contains(existing.value(), batch + "/new", raised.value()));
+    }
+
+    /**
+     * A claim that creates its resource's fence row is admitted by the statement that commits the
+     * row, with no read after it: another instance with a write there in flight registered, then
+     * read, so it could not have missed the row. With another instance's row in sight it is still
+     * judged after the commit, and waits for that instance.
+     */
+    @Test
+    void aClaimThatCreatesItsFenceIsAdmittedWithoutAReadAfterTheCommitUnlessAnotherInstanceIsRegistered() throws SQLException {
+        UUID id = UUID.randomUUID();
+        List<Set<String>> judges = new ArrayList<>();
+        FenceAdmission admission = admission(judgesWatched(database.dataSource(), () -> judges.add(Set.of())), id);
+        String batch = "/ok/" + UUID.randomUUID();
+        ResourceKey contended = new ResourceKey(batch + "/contended");
+        try (Connection other = database.dataSource().getConnection();
+             PreparedStatement row = other.prepareStatement("INSERT INTO fence_inflight (resource, instance, min_token, until, generation) "
+                     + "VALUES (?, ?, 1, now() + interval '1 minute', 1)")) {
+            row.setString(1, contended.value());
+            row.setObject(2, UUID.randomUUID());
+            row.executeUpdate();
+        }
+
+        List<FenceDecision> created = admission.attemptAll(List.of(claim(new ResourceKey(batch + "/a"), 2),
+                claim(new ResourceKey(batch + "/b"), 3)));
+
+        assertThat(created).extracting(FenceDecision::kind).containsOnly(FenceDecision.Kind.ADMITTED);
+        assertThat(judges).isEmpty();
+        assertThat(registeredResources(id)).contains(batch + "/a", batch + "/b");
+
+        assertThat(admission.attempt(claim(contended, 2))).isInstanceOf(FenceDecision.Draining.class);
+        assertThat(judges).hasSize(1);
+    }
+
+    /**
+     * Two instances create one fence at once with different tokens, round after round, neither
+     * finishing its write: the lower token's write may still land, so the higher is never
+     * admitted beside it. Whoever inserts the row, the other's raise finds it.
+     */
+    @Test
+    void twoInstancesCreatingOneFenceAtOnceNeverBothAdmitDifferentTokens() throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 60; round++) {
+                ResourceKey resource = new ResourceKey("/ok/race/" + UUID.randomUUID());
+                FenceAdmission lower = admission(database.dataSource(), UUID.randomUUID());
+                FenceAdmission higher = admission(database.dataSource(), UUID.randomUUID());
+                CyclicBarrier start = new CyclicBarrier(2);
+                Future<FenceDecision> low = threads.submit(() -> {
+                    start.await();
+                    return lower.attempt(claim(resource, 1));
+                });
+                Future<FenceDecision> high = threads.submit(() -> {
+                    start.await();
+                    return higher.attempt(claim(resource, 2));
+                });
+                FenceDecision.Kind lowKind = low.get(30, TimeUnit.SECONDS).kind();
+                FenceDecision.Kind highKind = high.get(30, TimeUnit.SECONDS).kind();
+                assertThat(List.of(lowKind, highKind)).as("round %d: token 1, token 2", round)
+                        .isNotEqualTo(List.of(FenceDecision.Kind.ADMITTED, FenceDecision.Kind.ADMITTED))
+                        .doesNotContain(FenceDecision.Kind.UNAVAILABLE);
+            }
+        } finally {
+            threads.shutdownNow();
+        }
     }
 
     private static FenceClaim claim(ResourceKey resource, long token) {

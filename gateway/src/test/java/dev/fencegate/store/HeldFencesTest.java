@@ -220,6 +220,28 @@ class HeldFencesTest {
         assertThat(a.trips.get()).isEqualTo(tripsBefore);
     }
 
+    /**
+     * A renewal is a row write a second: worth it only for a resource written since its row was
+     * last written. One written once (a new object) is left to run out, and its next write
+     * registers again.
+     */
+    @Test
+    void aRegistrationNotWrittenUnderSinceItWasLastWrittenIsNotRenewed() {
+        FenceInstance a = instance(100, true);
+        a.holdAt(claim(5));
+
+        clock.advance(Duration.ofMillis(1_200));
+        a.fences.reconcile(); // written under since registered: renewed
+        clock.advance(Duration.ofMillis(1_200));
+        a.fences.reconcile(); // nothing written since the renewal: left to run out
+        clock.advance(Duration.ofMillis(1_800)); // the renewed row now leaves no time to send
+        a.awaitListener();
+
+        int tripsBefore = a.trips.get();
+        assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Admitted.class);
+        assertThat(a.trips.get()).isGreaterThan(tripsBefore);
+    }
+
     @Test
     void aHoldEndsWithTheRegistrationItStoodOn() {
         FenceInstance a = instance(new LeaseTiming(TIMING.storeApply(), TIMING.headroom(), Duration.ofMillis(50)), 100, true);

@@ -29,6 +29,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 
 /** The fence contract against a real PostgreSQL, plus the guarantees the table itself gives. */
 class PostgresFenceStoreTest extends FenceStoreContract {
@@ -80,6 +82,9 @@ class PostgresFenceStoreTest extends FenceStoreContract {
                 .isInstanceOf(SQLException.class)
                 .hasMessageContaining("never deleted");
         assertThatThrownBy(() -> execute("DELETE FROM fence", null))
+                .isInstanceOf(SQLException.class)
+                .hasMessageContaining("never deleted");
+        assertThatThrownBy(() -> execute("TRUNCATE fence", null))
                 .isInstanceOf(SQLException.class)
                 .hasMessageContaining("never deleted");
         assertThat(store.read(key).map(Fence::token)).contains(new FencingToken(3));
@@ -190,6 +195,41 @@ class PostgresFenceStoreTest extends FenceStoreContract {
         assertThat(store.commits() - before).isEqualTo(1);
         assertThat(store.admitAll(claims)).extracting(FenceDecision::kind).containsOnly(FenceDecision.Kind.ADMITTED);
         assertThat(store.commits() - before).isEqualTo(1);
+    }
+
+    /**
+     * Other instances hear every raise of a fence they might hold; a raise that creates the row
+     * is one nobody can hold, so it costs no notice. Two gateways racing to create one fence: the
+     * loser's raise updates the winner's row, so it is announced.
+     */
+    @Test
+    void aRaiseThatCreatesAFenceAnnouncesNothingAndARaiseOfAnExistingOneAnnouncesItsToken() throws SQLException {
+        ResourceKey key = new ResourceKey("/announce/" + UUID.randomUUID());
+        try (Connection listening = database.dataSource().getConnection()) {
+            try (var listen = listening.createStatement()) {
+                listen.execute("LISTEN " + InflightListener.CHANNEL);
+            }
+            try {
+                store.admit(new FenceClaim(key, new FencingToken(1), Optional.empty()));
+                store.admit(new FenceClaim(key, new FencingToken(1), Optional.empty()));
+                store.admit(new FenceClaim(key, new FencingToken(2), Optional.empty()));
+
+                List<String> heard = new ArrayList<>();
+                PGNotification[] batch;
+                while ((batch = listening.unwrap(PGConnection.class).getNotifications(1000)) != null && batch.length > 0) {
+                    for (PGNotification notification : batch) {
+                        if (notification.getParameter().startsWith(key.value())) {
+                            heard.add(notification.getParameter());
+                        }
+                    }
+                }
+                assertThat(heard).containsExactly(InflightListener.notice(key, 2));
+            } finally {
+                try (var unlisten = listening.createStatement()) {
+                    unlisten.execute("UNLISTEN *");
+                }
+            }
+        }
     }
 
     /** The row's creating and locking transactions: any write or lock changes them. */

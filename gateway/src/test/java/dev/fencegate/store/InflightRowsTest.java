@@ -1,0 +1,86 @@
+package dev.fencegate.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencegate.fence.RegistrationRows;
+import dev.fencegate.fence.ResourceKey;
+import dev.fencegate.testing.TestPostgres;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A sweep's withdrawals and narrowings go out as one statement each, in one commit: each still
+ * touches only this instance's row, and only while the row has the generation the sweep saw, so a
+ * row a write has just renewed is never removed or narrowed under it.
+ */
+class InflightRowsTest {
+
+    private static FenceDatabase database;
+
+    @BeforeAll
+    static void openDatabase() {
+        database = TestPostgres.migrated(InflightRowsTest.class.getSimpleName());
+    }
+
+    @AfterAll
+    static void closeDatabase() {
+        if (database != null) {
+            database.close();
+        }
+    }
+
+    @Test
+    void aSweepWithdrawsAndNarrowsOnlyRowsStillAtTheGenerationItSaw() throws SQLException {
+        UUID id = UUID.randomUUID();
+        UUID other = UUID.randomUUID();
+        PostgresInflightRegistrations mine = new PostgresInflightRegistrations(database.dataSource(), id);
+        String batch = "/tidy/" + UUID.randomUUID();
+        ResourceKey idle = new ResourceKey(batch + "/idle");
+        ResourceKey renewed = new ResourceKey(batch + "/renewed");
+        ResourceKey narrowed = new ResourceKey(batch + "/narrowed");
+        ResourceKey renewedNarrowed = new ResourceKey(batch + "/renewed-narrowed");
+        Map<ResourceKey, Long> rows = new TreeMap<>(Comparator.comparing(ResourceKey::value));
+        rows.put(idle, 3L);
+        rows.put(renewed, 3L);
+        rows.put(narrowed, 3L);
+        rows.put(renewedNarrowed, 3L);
+        mine.write(rows, Duration.ofMinutes(1));
+        // Renewed after the sweep looked: generation 2 now.
+        mine.write(Map.of(renewed, 3L), Duration.ofMinutes(1));
+        mine.write(Map.of(renewedNarrowed, 3L), Duration.ofMinutes(1));
+        new PostgresInflightRegistrations(database.dataSource(), other).write(Map.of(idle, 2L), Duration.ofMinutes(1));
+
+        mine.tidy(List.of(new RegistrationRows.Change(idle, 3, 1), new RegistrationRows.Change(renewed, 3, 1)),
+                List.of(new RegistrationRows.Change(narrowed, 5, 1), new RegistrationRows.Change(renewedNarrowed, 5, 1)));
+
+        assertThat(minTokens(id, batch)).isEqualTo(Map.of(renewed.value(), 3L, narrowed.value(), 5L, renewedNarrowed.value(), 3L));
+        assertThat(minTokens(other, batch)).isEqualTo(Map.of(idle.value(), 2L));
+    }
+
+    private static Map<String, Long> minTokens(UUID instance, String prefix) throws SQLException {
+        try (Connection connection = database.dataSource().getConnection();
+             PreparedStatement select = connection.prepareStatement(
+                     "SELECT resource, min_token FROM fence_inflight WHERE instance = ? AND resource LIKE ? || '%'")) {
+            select.setObject(1, instance);
+            select.setString(2, prefix);
+            Map<String, Long> found = new TreeMap<>();
+            try (ResultSet row = select.executeQuery()) {
+                while (row.next()) {
+                    found.put(row.getString(1), row.getLong(2));
+                }
+            }
+            return found;
+        }
+    }
+}
