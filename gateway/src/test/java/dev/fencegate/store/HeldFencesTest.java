@@ -227,7 +227,8 @@ class HeldFencesTest {
      */
     @Test
     void aRegistrationNotWrittenUnderSinceItWasLastWrittenIsNotRenewed() {
-        FenceInstance a = instance(100, true);
+        // Released only after ten idle seconds, so nothing but the renewal rule can end the hold.
+        FenceInstance a = instance(new LeaseTiming(TIMING.storeApply(), TIMING.headroom(), Duration.ofSeconds(10)), 100, true);
         a.holdAt(claim(5));
 
         clock.advance(Duration.ofMillis(1_200));
