@@ -2,13 +2,16 @@ package dev.fencegate.fence;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -28,7 +31,7 @@ public final class FenceChecker implements AutoCloseable {
     private static final long MAX_RETRY_MILLIS = 50;
     private static final int MAX_BATCH = 64;
 
-    private record Pending(FenceClaim claim, CompletableFuture<FenceDecision> answer, long deadlineNanos) {
+    private record Pending(FenceClaim claim, CompletableFuture<FenceDecision> answer, long deadlineNanos, Executor answerOn) {
     }
 
     private final FenceAdmission admission;
@@ -70,6 +73,15 @@ public final class FenceChecker implements AutoCloseable {
      * the caller must call {@link #finished} once the write is done with the store.
      */
     public CompletableFuture<FenceDecision> check(FenceClaim claim) {
+        return check(claim, Runnable::run);
+    }
+
+    /**
+     * As {@link #check(FenceClaim)}, with a decision from the store completed on {@code answerOn}
+     * (the caller's event loop): the decisions of one batch for one executor are handed to it in
+     * one task, so a batch wakes each event loop once, not once per claim.
+     */
+    public CompletableFuture<FenceDecision> check(FenceClaim claim, Executor answerOn) {
         Optional<String> refused = writesRefused.get();
         if (refused.isPresent()) {
             return CompletableFuture.completedFuture(new FenceDecision.Unavailable(refused.get()));
@@ -85,16 +97,16 @@ public final class FenceChecker implements AutoCloseable {
         }
         fences.enter(claim);
         long drainDeadline = System.nanoTime() + drainTimeout.toNanos();
-        return attempt(claim, drainDeadline, FIRST_RETRY_MILLIS).whenComplete((decision, failure) -> {
+        return attempt(claim, drainDeadline, FIRST_RETRY_MILLIS, answerOn).whenComplete((decision, failure) -> {
             if (!(decision instanceof FenceDecision.Admitted)) {
                 fences.exit(claim);
             }
         });
     }
 
-    private CompletableFuture<FenceDecision> attempt(FenceClaim claim, long drainDeadline, long retryMillis) {
+    private CompletableFuture<FenceDecision> attempt(FenceClaim claim, long drainDeadline, long retryMillis, Executor answerOn) {
         CompletableFuture<FenceDecision> answer = new CompletableFuture<>();
-        if (closed || !queue.offer(new Pending(claim, answer, System.nanoTime() + timeout.toNanos()))) {
+        if (closed || !queue.offer(new Pending(claim, answer, System.nanoTime() + timeout.toNanos(), answerOn))) {
             return CompletableFuture.completedFuture(new FenceDecision.Unavailable(
                     "fence checks are queued beyond " + queue.size() + " waiting (" + poolState.get() + ")"));
         }
@@ -104,7 +116,7 @@ public final class FenceChecker implements AutoCloseable {
                     if (result instanceof FenceDecision.Draining && System.nanoTime() + retryMillis * 1_000_000 < drainDeadline) {
                         Executor later = CompletableFuture.delayedExecutor(retryMillis, TimeUnit.MILLISECONDS);
                         return CompletableFuture.supplyAsync(() -> null, later)
-                                .thenCompose(ignored -> attempt(claim, drainDeadline, Math.min(retryMillis * 2, MAX_RETRY_MILLIS)));
+                                .thenCompose(ignored -> attempt(claim, drainDeadline, Math.min(retryMillis * 2, MAX_RETRY_MILLIS), answerOn));
                     }
                     return CompletableFuture.completedFuture(result);
                 });
@@ -128,10 +140,7 @@ public final class FenceChecker implements AutoCloseable {
             batch.forEach(pending -> claims.add(pending.claim()));
             try {
                 if (!claims.isEmpty()) {
-                    List<FenceDecision> decisions = admission.attemptAll(claims);
-                    for (int i = 0; i < batch.size(); i++) {
-                        batch.get(i).answer().complete(decisions.get(i));
-                    }
+                    answer(batch, admission.attemptAll(claims));
                 }
             } catch (RuntimeException e) {
                 batch.forEach(pending -> pending.answer().completeExceptionally(e));
@@ -139,6 +148,25 @@ public final class FenceChecker implements AutoCloseable {
             batch.clear();
             claims.clear();
         }
+    }
+
+    /** One task per executor for the batch's answers. */
+    private static void answer(List<Pending> batch, List<FenceDecision> decisions) {
+        Map<Executor, List<Runnable>> byExecutor = new IdentityHashMap<>();
+        for (int i = 0; i < batch.size(); i++) {
+            Pending pending = batch.get(i);
+            FenceDecision decision = decisions.get(i);
+            byExecutor.computeIfAbsent(pending.answerOn(), executor -> new ArrayList<>())
+                    .add(() -> pending.answer().complete(decision));
+        }
+        byExecutor.forEach((executor, completions) -> {
+            try {
+                executor.execute(() -> completions.forEach(Runnable::run));
+            } catch (RejectedExecutionException e) {
+                // The event loop is shutting down: answer here, so the caller's future never hangs.
+                completions.forEach(Runnable::run);
+            }
+        });
     }
 
     /**

@@ -171,7 +171,7 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
     private void checkFence(FenceClaim claim) {
         state = State.CHECKING_FENCE;
         record.fenceAsked(claim);
-        runtime.fences().check(claim).thenAccept(this::onDecisionInLoop);
+        runtime.fences().check(claim, ctx.executor()).thenAccept(this::onDecisionInLoop);
     }
 
     /**
@@ -197,7 +197,7 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
         }));
     }
 
-    /** A decision from a held fence comes back on this loop and is acted on at once; others are handed back. */
+    /** Decisions come back on this loop (a held fence's at once, the store's in its batch's task); a timeout's is handed back. */
     private void onDecisionInLoop(FenceDecision decision) {
         if (ctx.executor().inEventLoop()) {
             onDecision(decision);
@@ -257,7 +257,7 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
             return;
         }
         state = State.CHECKING_FENCE;
-        FenceBatch.check(((ClaimParser.ClaimsParse.Valid) claims).claims(), runtime.fences()::check,
+        FenceBatch.check(((ClaimParser.ClaimsParse.Valid) claims).claims(), claim -> runtime.fences().check(claim, ctx.executor()),
                         decision -> ctx.executor().execute(() -> runtime.metrics().fenceDecision(decision)))
                 .thenAccept(result -> ctx.executor().execute(() -> onBatchDecision(result)));
     }

@@ -4,19 +4,21 @@ import dev.fencegate.fence.FenceChecker;
 import dev.fencegate.fence.FenceClaim;
 import dev.fencegate.fence.FenceDecision;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 /** What the client-facing side asks of the fence: a decision per claim, and word when an admitted write is done. */
 interface FenceGate {
 
-    CompletableFuture<FenceDecision> check(FenceClaim claim);
+    /** A decision the store had to be asked for is completed on {@code answerOn}, the caller's event loop. */
+    CompletableFuture<FenceDecision> check(FenceClaim claim, Executor answerOn);
 
     void finished(FenceClaim claim, boolean outcomeKnown);
 
     static FenceGate of(FenceChecker checker) {
         return new FenceGate() {
             @Override
-            public CompletableFuture<FenceDecision> check(FenceClaim claim) {
-                return checker.check(claim);
+            public CompletableFuture<FenceDecision> check(FenceClaim claim, Executor answerOn) {
+                return checker.check(claim, answerOn);
             }
 
             @Override

@@ -20,6 +20,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 /** A client connection for handler tests whose event loop can also serve the store connections' Bootstrap. */
@@ -38,7 +39,7 @@ final class EmbeddedClientChannel extends EmbeddedChannel {
     static EmbeddedChannel throughGateway(Function<FenceClaim, FenceDecision> decide) {
         FenceGate gate = new FenceGate() {
             @Override
-            public CompletableFuture<FenceDecision> check(FenceClaim claim) {
+            public CompletableFuture<FenceDecision> check(FenceClaim claim, Executor answerOn) {
                 return CompletableFuture.completedFuture(decide.apply(claim));
             }
 
