@@ -162,16 +162,28 @@ public final class PostgresFenceStore implements FenceStore {
         }
     }
 
-    /** Instances holding an idle registration on a resource we wait for hear about it and let go. */
+    /**
+     * A claim that waits for another instance's registration announces its token, in one
+     * statement for the batch: that instance stops holding the fence below it and stops sending
+     * its unsent writes below it, and lets an idle registration go. This is how raises reach the
+     * instances they concern: a raise that waits for nobody has nobody to tell (every instance
+     * that may hold a fence or send to it is registered, and the read after the raise's commit
+     * sees every registration committed before it; one committed later was read after the raise).
+     */
     private static void askOthersToRelease(Connection connection, List<FenceDecision> decisions) throws SQLException {
+        List<String> notices = new ArrayList<>();
         for (FenceDecision decision : decisions) {
             if (decision instanceof FenceDecision.Draining draining) {
-                try (PreparedStatement notify = connection.prepareStatement("SELECT pg_notify(?, ?)")) {
-                    notify.setString(1, InflightListener.CHANNEL);
-                    notify.setString(2, InflightListener.notice(draining.claim().resource(), draining.claim().token().value()));
-                    notify.execute();
-                }
+                notices.add(InflightListener.notice(draining.claim().resource(), draining.claim().token().value()));
             }
+        }
+        if (notices.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement notify = connection.prepareStatement("SELECT pg_notify(?, n) FROM unnest(?::text[]) AS n")) {
+            notify.setString(1, InflightListener.CHANNEL);
+            notify.setArray(2, connection.createArrayOf("text", notices.toArray()));
+            notify.execute();
         }
     }
 

@@ -33,12 +33,11 @@ final class RaiseOrJudge {
      * wait on each other in a cycle. Then, once those are written (the scalar subquery makes the
      * raise wait for them, so every batch takes its row locks in the same order), the fence of
      * each resource the snapshot shows below a claim is raised, only the highest claim per
-     * resource, the first of equals, in resource order, and announced in the commit that makes it
-     * (whether or not anything waits: an instance holding the old fence must stop, even one whose
-     * registration row is gone). A raise that creates its resource's fence row announces nothing:
-     * no instance holds a fence that has no row (gateways never delete one, and a deletion made
-     * any other way is announced by a trigger). A claim the snapshot shows at or below its fence
-     * writes nothing, so takes no row lock. Each fence is looked up per claim, so a cached generic
+     * resource, the first of equals, in resource order. The raise is not announced here: an
+     * instance that may hold the old fence or still send below the new one is registered, the
+     * read after this commit finds it, and the claim then waits and announces (see
+     * {@link PostgresFenceStore}); a registration removed by hand is announced by a trigger as it
+     * goes. A claim the snapshot shows at or below its fence writes nothing, so takes no row lock. Each fence is looked up per claim, so a cached generic
      * plan cannot become a scan of the whole table. Rows: per claim, the fence before, whether
      * another instance may still have a lower-token write in flight (live, expired), whether its
      * resource was raised here, and whether that raise created the row; then per registration
@@ -66,8 +65,7 @@ final class RaiseOrJudge {
                 ON CONFLICT (resource) DO UPDATE
                     SET token = EXCLUDED.token, holder = EXCLUDED.holder, updated_at = now()
                     WHERE f.token < EXCLUDED.token
-                RETURNING f.resource, f.xmax = 0 AS created,
-                    CASE WHEN f.xmax <> 0 THEN pg_notify(?, f.resource || chr(10) || f.token) END)
+                RETURNING f.resource, f.xmax = 0 AS created)
             SELECT c.ord, c.fence, c.fence_holder, c.live, c.expired, r.resource IS NOT NULL,
                 NULL::text, NULL::bigint, NULL::bigint, coalesce(r.created, false)
             FROM c LEFT JOIN raised r ON r.resource = c.resource
@@ -120,7 +118,6 @@ final class RaiseOrJudge {
             statement.setArray(8, connection.createArrayOf("bigint", claims.stream().map(c -> c.token().value()).toArray()));
             statement.setArray(9, connection.createArrayOf("text",
                     claims.stream().map(c -> c.holder().map(Holder::value).orElse(null)).toArray()));
-            statement.setString(10, InflightListener.CHANNEL);
             try (ResultSet row = statement.executeQuery()) {
                 while (row.next()) {
                     int ord = row.getInt(1);

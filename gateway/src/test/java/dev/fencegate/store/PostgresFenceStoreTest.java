@@ -198,12 +198,13 @@ class PostgresFenceStoreTest extends FenceStoreContract {
     }
 
     /**
-     * Other instances hear every raise of a fence they might hold; a raise that creates the row
-     * is one nobody can hold, so it costs no notice. Two gateways racing to create one fence: the
-     * loser's raise updates the winner's row, so it is announced.
+     * Raises reach the instances they concern, and cost nothing to announce otherwise: a raise
+     * with no other instance registered below it (here: creating the fence, then raising it) is
+     * announced to nobody; one that finds another instance registered below it waits and
+     * announces its token, once.
      */
     @Test
-    void aRaiseThatCreatesAFenceAnnouncesNothingAndARaiseOfAnExistingOneAnnouncesItsToken() throws SQLException {
+    void aRaiseIsAnnouncedOnlyWhenAnotherInstanceIsRegisteredBelowIt() throws SQLException {
         ResourceKey key = new ResourceKey("/announce/" + UUID.randomUUID());
         try (Connection listening = database.dataSource().getConnection()) {
             try (var listen = listening.createStatement()) {
@@ -211,25 +212,37 @@ class PostgresFenceStoreTest extends FenceStoreContract {
             }
             try {
                 store.admit(new FenceClaim(key, new FencingToken(1), Optional.empty()));
-                store.admit(new FenceClaim(key, new FencingToken(1), Optional.empty()));
                 store.admit(new FenceClaim(key, new FencingToken(2), Optional.empty()));
-
-                List<String> heard = new ArrayList<>();
-                PGNotification[] batch;
-                while ((batch = listening.unwrap(PGConnection.class).getNotifications(1000)) != null && batch.length > 0) {
-                    for (PGNotification notification : batch) {
-                        if (notification.getParameter().startsWith(key.value())) {
-                            heard.add(notification.getParameter());
-                        }
-                    }
+                try (PreparedStatement row = listening.prepareStatement("INSERT INTO fence_inflight "
+                        + "(resource, instance, min_token, until, generation) VALUES (?, ?, 2, now() + interval '1 minute', 1)")) {
+                    row.setString(1, key.value());
+                    row.setObject(2, UUID.randomUUID());
+                    row.executeUpdate();
                 }
-                assertThat(heard).containsExactly(InflightListener.notice(key, 2));
+                assertThat(store.admit(new FenceClaim(key, new FencingToken(3), Optional.empty())))
+                        .isInstanceOf(FenceDecision.Draining.class);
+
+                assertThat(heard(listening, key)).containsExactly(InflightListener.notice(key, 3));
             } finally {
                 try (var unlisten = listening.createStatement()) {
                     unlisten.execute("UNLISTEN *");
                 }
             }
         }
+    }
+
+    /** Notices for {@code key} that arrive within a second of each other. */
+    private static List<String> heard(Connection listening, ResourceKey key) throws SQLException {
+        List<String> heard = new ArrayList<>();
+        PGNotification[] batch;
+        while ((batch = listening.unwrap(PGConnection.class).getNotifications(1000)) != null && batch.length > 0) {
+            for (PGNotification notification : batch) {
+                if (notification.getParameter().startsWith(key.value())) {
+                    heard.add(notification.getParameter());
+                }
+            }
+        }
+        return heard;
     }
 
     /** The row's creating and locking transactions: any write or lock changes them. */

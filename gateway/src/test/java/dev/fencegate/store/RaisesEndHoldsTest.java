@@ -134,6 +134,26 @@ class RaisesEndHoldsTest {
         a.finish(unsent.claim());
     }
 
+    /**
+     * Raises are announced only to registered instances, so a registration removed by hand is
+     * announced as it goes: its instance stops holding the fence and stops sending what it
+     * admitted under it, before any raise.
+     */
+    @Test
+    void aRegistrationDeletedByHandIsAnnouncedSoItsHolderStopsBeforeAnyRaise() throws Exception {
+        FenceInstance a = instance();
+        a.holdAt(claim(5));
+        FenceDecision.Admitted unsent = (FenceDecision.Admitted) a.write(claim(5));
+
+        sql("DELETE FROM " + schema + ".fence_inflight WHERE instance = '" + a.id + "'");
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> unsent.window().closed());
+        int tripsBefore = a.trips.get();
+        assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Admitted.class);
+        assertThat(a.trips.get()).as("admitted from the store, not from memory").isGreaterThan(tripsBefore);
+        a.finish(unsent.claim());
+    }
+
     @Test
     void aRaisePastARowThatExpiredEarlyWaitsUntilItsInstanceHeard() throws Exception {
         FenceInstance a = instance();
