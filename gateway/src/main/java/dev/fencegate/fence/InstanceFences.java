@@ -74,6 +74,10 @@ public final class InstanceFences {
     public void enter(FenceClaim claim) {
         synchronized (lock) {
             inflight.enter(claim);
+            Lease lease = leases.get(claim.resource());
+            if (lease != null) {
+                lease.writtenUnder = true;
+            }
         }
     }
 
@@ -109,6 +113,7 @@ public final class InstanceFences {
                 return Optional.empty();
             }
             inflight.enter(claim);
+            lease.writtenUnder = true;
             return Optional.of(lease.windowFor(claim.token().value()));
         }
     }
@@ -256,9 +261,11 @@ public final class InstanceFences {
 
     /**
      * The listener heard that an instance raised the fence of {@code resource} to {@code token},
-     * or waits to: see {@link #raised}. With no token (a change made outside the gateways), every
-     * write admitted here so far stops going out. This instance's row is withdrawn at the next
-     * sweep if nothing here is in flight.
+     * or waits to: see {@link #raised}. With no token (a change made outside the gateways: a fence
+     * changed, or a registration deleted, by hand), every write admitted here so far stops going
+     * out, and the lease covers no new claim until its row is written again: it may be gone, and a
+     * raise finds only the instances whose rows it can see. This instance's row is withdrawn at the
+     * next sweep if nothing here is in flight.
      */
     public void heard(ResourceKey resource, OptionalLong token) {
         synchronized (lock) {
@@ -269,6 +276,7 @@ public final class InstanceFences {
                 Lease lease = leases.get(resource);
                 if (lease != null) {
                     lease.revokeAll();
+                    lease.unconfirmed = true;
                 }
             }
             if (leases.containsKey(resource)) {
@@ -285,11 +293,16 @@ public final class InstanceFences {
         }
     }
 
-    /** The listener's connection is gone: raises may go unheard until it is back. */
+    /**
+     * The listener's connection is gone: raises may go unheard until it is back, and the
+     * database may have changed under it (a restart, a failover), so no lease covers a new claim
+     * until its row is written again: a raise finds only the instances whose rows it can see.
+     */
     public void listenerLost() {
         synchronized (lock) {
             listenerConfirmed = false;
             held.clear();
+            leases.values().forEach(lease -> lease.unconfirmed = true);
         }
     }
 
@@ -321,12 +334,13 @@ public final class InstanceFences {
         synchronized (lock) {
             for (RegistrationRows.Written row : written) {
                 Lease lease = leases.get(row.resource());
-                if (lease == null || confirmed - lease.expiresNanos >= 0) {
+                if (lease == null || confirmed - lease.expiresNanos >= 0 || lease.unconfirmed) {
                     held.remove(row.resource());
                     leases.put(row.resource(), new Lease(clock, row.minToken(), row.generation(), expires, timing.storeApplyNanos()));
                 } else if (row.generation() >= lease.generation) {
                     lease.minToken = row.minToken();
                     lease.generation = row.generation();
+                    lease.writtenUnder = false;
                     lease.extend(expires, timing.storeApplyNanos());
                 }
             }
@@ -383,10 +397,10 @@ public final class InstanceFences {
                     lease.minToken = lowest.getAsLong();
                     narrowings.add(new RegistrationRows.Change(resource, lease.minToken, lease.generation));
                 }
-                // Only a lease written under since its row was last written is worth a row write: one
-                // written once (a new object) runs out instead, and a later write registers again.
-                if (renew && lease.sendByNanos() - now < timing.renewBelowNanos()
-                        && inflight.writtenSince(resource, lease.expiresNanos - timing.rowNanos())) {
+                // A row write is worth it only for a lease written under since its row was last written
+                // (or with a write still in flight): one written once, as a new object is, by the very
+                // write that registered it, runs out instead, and a later write registers again.
+                if (renew && lease.sendByNanos() - now < timing.renewBelowNanos() && (lowest.isPresent() || lease.writtenUnder)) {
                     renewals.put(resource, lease.minToken);
                 }
             }

@@ -22,6 +22,14 @@ final class Lease {
     /** A raise to an unknown token was heard: windows opened before it are closed. */
     private volatile long revokedThrough;
     private long epoch;
+    /**
+     * A change made outside the gateways was heard (the fence changed by hand, or this row deleted):
+     * the row may be gone, so the lease covers no new claim; the next confirmed write of the row
+     * starts a new lease.
+     */
+    boolean unconfirmed;
+    /** A write was entered under this lease since its row was last written: a renewal saves the next one a registration. */
+    boolean writtenUnder;
 
     Lease(LongSupplier clock, long minToken, long generation, long expiresNanos, long storeApplyNanos) {
         this.clock = clock;
@@ -55,7 +63,7 @@ final class Lease {
     }
 
     boolean covers(long token) {
-        return minToken <= token;
+        return !unconfirmed && minToken <= token;
     }
 
     /** The window of a write at {@code token} admitted under this lease now. */

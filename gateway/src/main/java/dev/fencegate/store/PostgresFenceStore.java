@@ -58,8 +58,15 @@ public final class PostgresFenceStore implements FenceStore {
             FROM unnest(?::text[], ?::bigint[]) WITH ORDINALITY AS c(resource, token, ord)
             LEFT JOIN LATERAL (SELECT token, holder FROM fence WHERE resource = c.resource LIMIT 1) f ON true
             ORDER BY c.ord""";
-    /** Rows of other instances that expired without being withdrawn, once a raise gave them time to hear of it. */
-    private static final String FORGET_EXPIRED = "DELETE FROM fence_inflight WHERE resource = ? AND instance <> ? AND until <= now()";
+    /**
+     * Rows of other instances that expired without being withdrawn, once a raise gave them time to
+     * hear of it; announced as a change from outside, so an instance still alive (the database
+     * clock jumped) registers again before its next write instead of trusting a row that is gone.
+     */
+    private static final String FORGET_EXPIRED = """
+            WITH gone AS (
+                DELETE FROM fence_inflight WHERE resource = ? AND instance <> ? AND until <= now() RETURNING resource)
+            SELECT pg_notify(?, resource) FROM gone""";
     private final DataSource dataSource;
     private final UUID instance;
     private final LongAdder commits = new LongAdder();
@@ -273,7 +280,8 @@ public final class PostgresFenceStore implements FenceStore {
              PreparedStatement delete = connection.prepareStatement(FORGET_EXPIRED)) {
             delete.setString(1, resource.value());
             delete.setObject(2, instance);
-            delete.executeUpdate();
+            delete.setString(3, InflightListener.CHANNEL);
+            delete.execute();
         } catch (SQLException e) {
             throw unavailable("expired registrations for " + resource + " could not be removed", e);
         }

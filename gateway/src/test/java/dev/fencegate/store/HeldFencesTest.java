@@ -243,6 +243,53 @@ class HeldFencesTest {
         assertThat(a.trips.get()).isGreaterThan(tripsBefore);
     }
 
+    /**
+     * After the listening connection drops, the database may not be the one the rows were
+     * written to (a restart, a failover): the next write registers again instead of trusting its
+     * lease, so a raise elsewhere can find it.
+     */
+    @Test
+    void afterTheListenerWasLostTheNextWriteRegistersAgain() throws SQLException {
+        FenceInstance a = instance(100, true);
+        a.holdAt(claim(5));
+        long before = generation(a);
+
+        a.fences.listenerLost();
+        a.awaitListener();
+        assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Admitted.class);
+
+        assertThat(generation(a)).isGreaterThan(before);
+    }
+
+    /** A new object's registration is written under only by the write that made it: never renewed. */
+    @Test
+    void aRegistrationWrittenUnderOnlyByTheWriteThatMadeItIsNotRenewed() throws SQLException {
+        FenceInstance a = instance(new LeaseTiming(TIMING.storeApply(), TIMING.headroom(), Duration.ofSeconds(10)), 100, true);
+        a.awaitListener();
+        assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Admitted.class);
+        long registered = generation(a);
+
+        clock.advance(Duration.ofMillis(1_200));
+        a.fences.reconcile();
+        clock.advance(Duration.ofMillis(1_200));
+        a.fences.reconcile();
+
+        assertThat(generation(a)).isEqualTo(registered);
+    }
+
+    private long generation(FenceInstance instance) throws SQLException {
+        try (Connection connection = database.dataSource().getConnection();
+             PreparedStatement select = connection.prepareStatement(
+                     "SELECT generation FROM fence_inflight WHERE resource = ? AND instance = ?")) {
+            select.setString(1, key.value());
+            select.setObject(2, instance.id);
+            try (var row = select.executeQuery()) {
+                assertThat(row.next()).as("registration row of %s", key).isTrue();
+                return row.getLong(1);
+            }
+        }
+    }
+
     @Test
     void aHoldEndsWithTheRegistrationItStoodOn() {
         FenceInstance a = instance(new LeaseTiming(TIMING.storeApply(), TIMING.headroom(), Duration.ofMillis(50)), 100, true);

@@ -137,21 +137,26 @@ class RaisesEndHoldsTest {
     /**
      * Raises are announced only to registered instances, so a registration removed by hand is
      * announced as it goes: its instance stops holding the fence and stops sending what it
-     * admitted under it, before any raise.
+     * admitted under it, before any raise, and registers again before its next write, so a raise
+     * on another instance finds it and waits.
      */
     @Test
     void aRegistrationDeletedByHandIsAnnouncedSoItsHolderStopsBeforeAnyRaise() throws Exception {
         FenceInstance a = instance();
+        FenceInstance b = instance();
         a.holdAt(claim(5));
         FenceDecision.Admitted unsent = (FenceDecision.Admitted) a.write(claim(5));
 
         sql("DELETE FROM " + schema + ".fence_inflight WHERE instance = '" + a.id + "'");
 
         await().atMost(Duration.ofSeconds(5)).until(() -> unsent.window().closed());
-        int tripsBefore = a.trips.get();
-        assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Admitted.class);
-        assertThat(a.trips.get()).as("admitted from the store, not from memory").isGreaterThan(tripsBefore);
         a.finish(unsent.claim());
+        int tripsBefore = a.trips.get();
+        FenceDecision.Admitted next = (FenceDecision.Admitted) a.write(claim(5));
+        assertThat(a.trips.get()).as("admitted from the store, not from memory").isGreaterThan(tripsBefore);
+        assertThat(b.write(claim(6))).as("A's write at 5 is in flight under a row B can see")
+                .isInstanceOf(FenceDecision.Draining.class);
+        a.finish(next.claim());
     }
 
     @Test
@@ -171,6 +176,19 @@ class RaisesEndHoldsTest {
         FenceDecision raised = b.write(claim(6));
         assertThat(raised).isInstanceOf(FenceDecision.Admitted.class);
         b.finish(claim(6));
+
+        // B removed A's row and said so: A's next write registers again, so the next raise finds it.
+        FenceInstance c = instance();
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            if (a.write(claim(7)) instanceof FenceDecision.Admitted) {
+                return true;
+            }
+            b.fences.reconcileWanted(); // B, asked to, lets its idle row at 6 go
+            return false;
+        });
+        assertThat(c.write(claim(8))).as("A's write at 7 is in flight under a row C can see")
+                .isInstanceOf(FenceDecision.Draining.class);
+        a.finish(claim(7));
     }
 
     private FenceInstance instance() {
