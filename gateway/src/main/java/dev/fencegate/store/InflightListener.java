@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.OptionalLong;
+import java.util.UUID;
 import javax.sql.DataSource;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -23,6 +24,11 @@ import org.slf4j.LoggerFactory;
 public final class InflightListener implements AutoCloseable {
 
     public static final String CHANNEL = "fencegate_inflight";
+    /**
+     * Where a raise that removed another instance's expired row says so: {@code instance\nresource}.
+     * Only that instance acts on it (its own listener hears the raiser's notices too).
+     */
+    static final String ROW_REMOVED_CHANNEL = "fencegate_inflight_removed";
     /** Separates the resource from the token in a gateway's notice; a notice without it (the table's trigger) names any token. */
     static final char TOKEN_SEPARATOR = '\n';
     private static final Logger log = LoggerFactory.getLogger(InflightListener.class);
@@ -30,12 +36,14 @@ public final class InflightListener implements AutoCloseable {
 
     private final DataSource dataSource;
     private final InstanceFences fences;
+    private final String instance;
     private final Thread thread;
     private volatile boolean closed;
 
-    public InflightListener(DataSource dataSource, InstanceFences fences) {
+    public InflightListener(DataSource dataSource, InstanceFences fences, UUID instance) {
         this.dataSource = dataSource;
         this.fences = fences;
+        this.instance = instance.toString();
         this.thread = new Thread(this::listen, "fence-inflight-listener");
         this.thread.setDaemon(true);
     }
@@ -50,6 +58,7 @@ public final class InflightListener implements AutoCloseable {
             try (Connection connection = dataSource.getConnection();
                  Statement statement = connection.createStatement()) {
                 statement.execute("LISTEN " + CHANNEL);
+                statement.execute("LISTEN " + ROW_REMOVED_CHANNEL);
                 PGConnection received = connection.unwrap(PGConnection.class);
                 while (!closed) {
                     long asked = fences.now();
@@ -73,7 +82,11 @@ public final class InflightListener implements AutoCloseable {
     private void deliver(PGNotification[] batch) {
         if (batch != null) {
             for (PGNotification notification : batch) {
-                heard(notification.getParameter());
+                if (ROW_REMOVED_CHANNEL.equals(notification.getName())) {
+                    removed(notification.getParameter());
+                } else {
+                    heard(notification.getParameter());
+                }
             }
         }
     }
@@ -94,6 +107,14 @@ public final class InflightListener implements AutoCloseable {
             payload = payload.substring(0, separator);
         }
         fences.heard(new ResourceKey(payload), token);
+    }
+
+    /** This instance's row for a resource is gone: as for a change made outside the gateways. */
+    private void removed(String payload) {
+        int separator = payload == null ? -1 : payload.indexOf(TOKEN_SEPARATOR);
+        if (separator > 0 && payload.substring(0, separator).equals(instance)) {
+            fences.heard(new ResourceKey(payload.substring(separator + 1)), OptionalLong.empty());
+        }
     }
 
     /** A gateway's notice that the fence of {@code resource} is raised to {@code token}, or about to be. */

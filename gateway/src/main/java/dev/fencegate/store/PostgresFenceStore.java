@@ -60,13 +60,13 @@ public final class PostgresFenceStore implements FenceStore {
             ORDER BY c.ord""";
     /**
      * Rows of other instances that expired without being withdrawn, once a raise gave them time to
-     * hear of it; announced as a change from outside, so an instance still alive (the database
-     * clock jumped) registers again before its next write instead of trusting a row that is gone.
+     * hear of it; each removal is told to its instance, so one still alive (the database clock
+     * jumped) stops sending under it and registers again before its next write.
      */
     private static final String FORGET_EXPIRED = """
             WITH gone AS (
-                DELETE FROM fence_inflight WHERE resource = ? AND instance <> ? AND until <= now() RETURNING resource)
-            SELECT pg_notify(?, resource) FROM gone""";
+                DELETE FROM fence_inflight WHERE resource = ? AND instance <> ? AND until <= now() RETURNING resource, instance)
+            SELECT pg_notify(?, instance::text || chr(10) || resource) FROM gone""";
     private final DataSource dataSource;
     private final UUID instance;
     private final LongAdder commits = new LongAdder();
@@ -280,7 +280,7 @@ public final class PostgresFenceStore implements FenceStore {
              PreparedStatement delete = connection.prepareStatement(FORGET_EXPIRED)) {
             delete.setString(1, resource.value());
             delete.setObject(2, instance);
-            delete.setString(3, InflightListener.CHANNEL);
+            delete.setString(3, InflightListener.ROW_REMOVED_CHANNEL);
             delete.execute();
         } catch (SQLException e) {
             throw unavailable("expired registrations for " + resource + " could not be removed", e);

@@ -112,7 +112,7 @@ final class FenceInstance implements AutoCloseable {
         admission = new FenceAdmission(counted, fences, new RememberedFences(remembered), claim -> { });
         checker = new FenceChecker(admission, fences, 2, 64, Duration.ofSeconds(2), Duration.ofMillis(100),
                 Duration.ofMillis(100), Optional::empty, () -> "test pool");
-        listener = listening ? new InflightListener(database.dataSource(), fences).start() : null;
+        listener = listening ? new InflightListener(database.dataSource(), fences, id).start() : null;
     }
 
     /** Writes at {@code claim} until a write at it is admitted from the held fence. */

@@ -175,6 +175,9 @@ class RaisesEndHoldsTest {
         clock.advance(Duration.ofMillis(1_300));
         FenceDecision raised = b.write(claim(6));
         assertThat(raised).isInstanceOf(FenceDecision.Admitted.class);
+        // The removal is told to A alone: B's own write, admitted by that raise, still goes out.
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
+                .until(() -> !((FenceDecision.Admitted) raised).window().closed());
         b.finish(claim(6));
 
         // B removed A's row and said so: A's next write registers again, so the next raise finds it.
