@@ -31,6 +31,15 @@ public final class RememberedFences {
         highest.merge(claim.resource(), claim.token().value(), Math::max);
     }
 
+    /**
+     * Another instance announced it raised the fence of {@code resource} to {@code token}: it
+     * announces only after the raise committed without a warning, so that too is durable. A writer
+     * below it is then refused here without a registration, which would hold the raise back.
+     */
+    public synchronized void raisedTo(ResourceKey resource, long token) {
+        highest.merge(resource, token, Math::max);
+    }
+
     public synchronized int size() {
         return highest.size();
     }

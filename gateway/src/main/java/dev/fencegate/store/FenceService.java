@@ -90,8 +90,8 @@ public final class FenceService implements AutoCloseable {
         FunctionCounter.builder("fencegate.fence.commits", store, PostgresFenceStore::commits)
                 .description("Commits made by fence checks: a batch's registrations and raises share one")
                 .register(registry);
-        InflightListener listener = new InflightListener(database.dataSource(), fences, instance).start();
         RememberedFences remembered = new RememberedFences(config.safety().rememberedFences());
+        InflightListener listener = new InflightListener(database.dataSource(), fences, remembered, instance).start();
         Counter regressions = Counter.builder("fencegate.fence.regressions")
                 .description("Claims the fence store admitted below a token this instance had already admitted")
                 .register(registry);

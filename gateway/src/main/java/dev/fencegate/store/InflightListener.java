@@ -1,6 +1,7 @@
 package dev.fencegate.store;
 
 import dev.fencegate.fence.InstanceFences;
+import dev.fencegate.fence.RememberedFences;
 import dev.fencegate.fence.ResourceKey;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -36,13 +37,15 @@ public final class InflightListener implements AutoCloseable {
 
     private final DataSource dataSource;
     private final InstanceFences fences;
+    private final RememberedFences remembered;
     private final String instance;
     private final Thread thread;
     private volatile boolean closed;
 
-    public InflightListener(DataSource dataSource, InstanceFences fences, UUID instance) {
+    public InflightListener(DataSource dataSource, InstanceFences fences, RememberedFences remembered, UUID instance) {
         this.dataSource = dataSource;
         this.fences = fences;
+        this.remembered = remembered;
         this.instance = instance.toString();
         this.thread = new Thread(this::listen, "fence-inflight-listener");
         this.thread.setDaemon(true);
@@ -106,7 +109,11 @@ public final class InflightListener implements AutoCloseable {
             }
             payload = payload.substring(0, separator);
         }
-        fences.heard(new ResourceKey(payload), token);
+        ResourceKey resource = new ResourceKey(payload);
+        fences.heard(resource, token);
+        if (token.isPresent()) {
+            remembered.raisedTo(resource, token.getAsLong());
+        }
     }
 
     /** This instance's row for a resource is gone: as for a change made outside the gateways. */

@@ -109,10 +109,11 @@ final class FenceInstance implements AutoCloseable {
                 return postgres.read(resource);
             }
         };
-        admission = new FenceAdmission(counted, fences, new RememberedFences(remembered), claim -> { });
+        RememberedFences memory = new RememberedFences(remembered);
+        admission = new FenceAdmission(counted, fences, memory, claim -> { });
         checker = new FenceChecker(admission, fences, 2, 64, Duration.ofSeconds(2), Duration.ofMillis(100),
                 Duration.ofMillis(100), Optional::empty, () -> "test pool");
-        listener = listening ? new InflightListener(database.dataSource(), fences, id).start() : null;
+        listener = listening ? new InflightListener(database.dataSource(), fences, memory, id).start() : null;
     }
 
     /** Writes at {@code claim} until a write at it is admitted from the held fence. */

@@ -159,6 +159,28 @@ class RaisesEndHoldsTest {
         a.finish(next.claim());
     }
 
+    /**
+     * A writer that keeps writing below a raise its instance heard of is refused there without
+     * registering again: a fresh registration below the raise would hold it back once more.
+     */
+    @Test
+    void aWriterBelowAHeardRaiseDoesNotHoldTheRaiseBackByRegisteringAgain() throws Exception {
+        FenceInstance a = instance();
+        FenceInstance b = instance();
+        a.holdAt(claim(5));
+
+        assertThat(b.write(claim(6))).as("A holds 5").isInstanceOf(FenceDecision.Draining.class);
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                assertThat(a.write(claim(5))).isInstanceOf(FenceDecision.Stale.class));
+        a.fences.reconcileWanted(); // asked to, A lets its idle row go
+        int tripsBefore = a.trips.get();
+        assertThat(a.write(claim(5))).isInstanceOf(FenceDecision.Stale.class);
+        assertThat(a.trips.get()).as("refused from what A heard").isEqualTo(tripsBefore);
+
+        assertThat(b.write(claim(6))).isInstanceOf(FenceDecision.Admitted.class);
+        b.finish(claim(6));
+    }
+
     @Test
     void aRaisePastARowThatExpiredEarlyWaitsUntilItsInstanceHeard() throws Exception {
         FenceInstance a = instance();
