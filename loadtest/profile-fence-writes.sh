@@ -7,7 +7,8 @@
 #   loadtest/profile-fence-writes.sh [workload ...]    (default: new-objects raises mixed same-token)
 # Environment: DURATION (measured seconds, 10), PRIME (unmeasured seconds first, 15: the JIT compiles the
 # fence-changing path during it, and its compiler threads would otherwise be half the CPU per write), CONNECTIONS (32), PG_PORT (56543), POOL (--db-pool-size, 16),
-# PORT_BASE (19580: store, gateway, admin), OUT (default loadtest/reports/profile-<timestamp>).
+# PORT_BASE (19580: store, gateway, admin), OUT (default loadtest/reports/profile-<timestamp>),
+# GATEWAY_JAR (default gateway/target/fencegate.jar; another build to compare with).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,7 +25,7 @@ out=${OUT:-loadtest/reports/profile-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 loadtest_jar=loadtest/target/fencegate-loadtest.jar
-gateway_jar=gateway/target/fencegate.jar
+gateway_jar=${GATEWAY_JAR:-gateway/target/fencegate.jar}
 store_jar=demo/target/fencegate-demo.jar
 [[ -f $loadtest_jar && -f $gateway_jar && -f $store_jar ]] || ./mvnw -q -DskipTests package
 
@@ -56,6 +57,7 @@ unix_socket_directories = '$pg_dir'
 max_connections = 40
 shared_preload_libraries = 'pg_stat_statements'
 pg_stat_statements.track = all
+pg_stat_statements.track_planning = on
 fsync = on
 synchronous_commit = on
 track_wal_io_timing = on
@@ -136,7 +138,8 @@ for workload in "${workloads[@]}"; do
   esac
   gw1=$(ticks_ms "$gateway"); pg1=$(pg_cpu_ms); thread_cpu "$gateway" >"$out/$workload.threads-after.txt"
   read -r held1 checks1 checksec1 < <(fence_metrics)
-  sql "SELECT calls, rows, round(mean_exec_time::numeric, 3), regexp_replace(left(query, 90), '\s+', ' ', 'g')
+  sql "SELECT calls, rows, round(mean_exec_time::numeric, 3), round(mean_plan_time::numeric, 3), plans,
+       regexp_replace(left(query, 90), '\s+', ' ', 'g')
        FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = 'test') ORDER BY calls DESC" \
     >"$out/$workload.statements.txt"
   read -r xact1 walrec1 walsync1 walbytes1 walms1 < <(settled_counters)
@@ -167,10 +170,11 @@ print(f"  transactions {per(int(x1) - int(x0)):.3f}/write, WAL records {per(int(
       f"WAL bytes {per(int(b1) - int(b0)):.0f}/write")
 total = 0
 for line in open(f):
-    calls, rows, mean, query = line.rstrip("\n").split(" ", 3)
+    calls, rows, mean, plan, plans, query = line.rstrip("\n").split(" ", 5)
     total += int(calls)
     if int(calls) >= writes / 1000:
-        print(f"    {per(int(calls)):7.3f} calls/write, {int(rows) / max(1, int(calls)):6.2f} rows/call, {mean} ms: {query}")
+        print(f"    {per(int(calls)):7.3f} calls/write, {int(rows) / max(1, int(calls)):6.2f} rows/call, {mean} ms"
+              f" (+ {plan} ms planning, {int(plans) / max(1, int(calls)):.2f} plans/call): {query}")
 print(f"  statements {per(total):.3f}/write (each a round trip; autocommit, so each writing one commits)")
 PY
   awk -v n="$writes" 'NR == FNR { u[$1] = $2; s[$1] = $3; next }

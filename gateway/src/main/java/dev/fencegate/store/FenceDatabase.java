@@ -50,8 +50,11 @@ public final class FenceDatabase implements AutoCloseable {
         hikari.addDataSourceProperty("socketTimeout", Long.toString(bound.toSeconds() + 5));
         long ms = bound.toMillis();
         // fencegate.gateway marks our sessions: the fence table announces only raises made by others.
+        // Generic plans: a batch statement's custom plan cost more to make than to run (every
+        // fence lookup is a point lookup by key, written so that a generic plan cannot scan).
         hikari.addDataSourceProperty("options", "-c lock_timeout=" + ms + " -c statement_timeout=" + (ms + 1_000)
-                + " -c idle_in_transaction_session_timeout=" + (ms + 5_000) + " -c fencegate.gateway=on");
+                + " -c idle_in_transaction_session_timeout=" + (ms + 5_000) + " -c fencegate.gateway=on"
+                + " -c plan_cache_mode=force_generic_plan");
         return new FenceDatabase(new HikariDataSource(hikari), config.schema());
     }
 
