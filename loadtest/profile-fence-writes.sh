@@ -6,7 +6,7 @@
 # profiled run (thread dumps by SIGQUIT twice a second, a JFR recording of on-CPU samples).
 #   loadtest/profile-fence-writes.sh [workload ...]    (default: new-objects raises mixed same-token)
 # Environment: DURATION (measured seconds, 10), PRIME (unmeasured seconds first, 15: the JIT compiles the
-# fence-changing path during it, and its compiler threads would otherwise be half the CPU per write), CONNECTIONS (32), PG_PORT (56543), POOL (--db-pool-size, 16),
+# fence-changing path during it, and its compiler threads would otherwise be half the CPU per write), CONNECTIONS (32), PG_PORT (56543), POOL (--db-pool-size, 2, the default),
 # PORT_BASE (19580: store, gateway, admin), OUT (default loadtest/reports/profile-<timestamp>),
 # GATEWAY_JAR (default gateway/target/fencegate.jar; another build to compare with).
 set -euo pipefail
@@ -18,7 +18,7 @@ duration=${DURATION:-10}
 prime=${PRIME:-15}
 connections=${CONNECTIONS:-32}
 pg_port=${PG_PORT:-56543}
-pool=${POOL:-16}
+pool=${POOL:-2}
 port_base=${PORT_BASE:-19580}
 store_port=$port_base gateway_port=$((port_base + 1)) admin_port=$((port_base + 2))
 out=${OUT:-loadtest/reports/profile-$(date +%Y%m%d-%H%M%S)}

@@ -18,7 +18,7 @@ public enum Setting {
     DB_SCHEMA("db-schema", DatabaseConfig.DEFAULT_SCHEMA, false),
     DB_USER("db-user", "postgres", false),
     DB_PASSWORD("db-password", "", true),
-    DB_POOL_SIZE("db-pool-size", "4", false),
+    DB_POOL_SIZE("db-pool-size", "2", false),
     FENCE_TIMEOUT("fence-timeout", "2s", false),
     UPSTREAM_CONNECT_TIMEOUT("upstream-connect-timeout", "2s", false),
     UPSTREAM_TIMEOUT("upstream-timeout", "60s", false),

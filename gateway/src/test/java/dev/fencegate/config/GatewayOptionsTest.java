@@ -38,7 +38,7 @@ class GatewayOptionsTest {
         assertThat(config.upstreamAddress()).isEqualTo(new HostPort("127.0.0.1", 9000));
         assertThat(config.upstreamPathPrefix()).isEmpty();
         assertThat(config.database()).isEqualTo(new DatabaseConfig("jdbc:postgresql://127.0.0.1:5432/postgres", "public",
-                "postgres", "", 4, Duration.ofSeconds(2)));
+                "postgres", "", 2, Duration.ofSeconds(2)));
         assertThat(config.upstreamConnectTimeout()).isEqualTo(Duration.ofSeconds(2));
         assertThat(config.upstreamTimeout()).isEqualTo(Duration.ofSeconds(60));
         assertThat(config.clientIdleTimeout()).isEqualTo(Duration.ofSeconds(30));

@@ -30,7 +30,7 @@ class ConnectionBudgetIT {
     }
 
     @Test
-    void aGatewayWithDefaultSettingsHoldsSixConnections() throws SQLException {
+    void aGatewayWithDefaultSettingsHoldsFourConnections() throws SQLException {
         String schema = TestPostgres.newSchema("connection_budget");
         DatabaseConfig test = TestPostgres.config(schema);
         Wrapper wrapper = new Wrapper();
@@ -39,9 +39,9 @@ class ConnectionBudgetIT {
         GatewayConfig defaults = GatewayConfigReader.read(wrapper.options.settings(Map.of()));
 
         try (FenceDatabase database = FenceDatabase.open(defaults.database())) {
-            // Four fence-check connections by default, one for the notice listener, one for the reconciler.
-            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(connectionsOf(schema)).isEqualTo(6));
-            assertThat(database.pool().getTotalConnections()).isEqualTo(6);
+            // Two fence-check connections by default, one for the notice listener, one for the reconciler.
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(connectionsOf(schema)).isEqualTo(4));
+            assertThat(database.pool().getTotalConnections()).isEqualTo(4);
         }
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(connectionsOf(schema)).isZero());
     }
