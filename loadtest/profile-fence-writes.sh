@@ -182,7 +182,7 @@ PY
     "$out/$workload.threads-before.txt" "$out/$workload.threads-after.txt" | sort -t: -k2 -rn | tee -a "$out/summary.txt"
   sql "SELECT pg_stat_statements_reset()" >/dev/null
   log_size=$(stat -c %s "$out/gateway.log")
-  jcmd "$gateway" JFR.start name=profile settings=profile filename="$out/$workload.jfr" >/dev/null
+  jcmd "$gateway" JFR.start name=profile settings="${JFR_SETTINGS:-profile}" filename="$out/$workload.jfr" >/dev/null
   case $workload in
     same-token|mixed) load "$workload" "$prefix" "$duration" --token-base "$base" >/dev/null & ;;
     *) load "$workload" "$prefix" "$duration" >/dev/null & ;;

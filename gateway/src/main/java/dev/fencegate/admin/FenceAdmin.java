@@ -27,7 +27,8 @@ public interface FenceAdmin {
     /**
      * Through the instance's own admission: a claim without a holder is admitted exactly when it
      * is at or above the fence, so "raise, never lower" is the rule every write already obeys; and
-     * like every raise, it ends this instance's hold of the old fence and is announced to the others.
+     * like every raise, it ends this instance's hold of the old fence and is announced to the others
+     * registered below it.
      */
     static FenceAdmin over(FenceStore store, FenceAdmission admission) {
         return over(store, (resource, token) -> admission.raise(resource, token));

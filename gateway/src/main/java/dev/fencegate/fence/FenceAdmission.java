@@ -129,7 +129,8 @@ public final class FenceAdmission {
      * Raises the fence of {@code resource} to {@code token}, or leaves it where it is when it is
      * that high already; for an operator, and for the regression guard. This instance stops
      * holding the old fence before and after the store's raise (a read under way meanwhile must
-     * not bring it back), and the store announces the raise to every instance.
+     * not bring it back), and the store announces the raise to every instance registered below
+     * it, the only ones that may hold the old fence or still send below the new one.
      *
      * @throws FenceStoreUnavailableException when the store cannot answer
      */

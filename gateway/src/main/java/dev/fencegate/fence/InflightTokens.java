@@ -44,15 +44,6 @@ final class InflightTokens {
     }
 
     /** Whether nothing has been entered for {@code resource} for at least {@code nanos}. */
-    /** Whether a write to {@code resource} is entered, or the last one finished at or after {@code sinceNanos}. */
-    boolean writtenSince(ResourceKey resource, long sinceNanos) {
-        if (tokens.containsKey(resource)) {
-            return true;
-        }
-        Long since = emptySince.get(resource);
-        return since != null && since - sinceNanos >= 0;
-    }
-
     boolean idleFor(ResourceKey resource, long nanos, long nowNanos) {
         if (tokens.containsKey(resource)) {
             return false;
