@@ -33,6 +33,12 @@ public final class InstanceFences {
      */
     public static final Duration EXPIRED_HOLDER_GRACE = LISTENER_FRESH.plusMillis(250);
     private static final long GRACE_MEMORY_NANOS = Duration.ofSeconds(60).toNanos();
+    /**
+     * A lease no write but the one that registered it was written under (a new object's) is
+     * withdrawn this long after that write, instead of after the idle release: a resource written
+     * once is not written again soon, and its row and lease only cost the sweep and the table.
+     */
+    private static final long ONE_WRITE_RELEASE_NANOS = Duration.ofSeconds(1).toNanos();
 
     private final Object lock = new Object();
     private final RegistrationRows rows;
@@ -77,6 +83,7 @@ public final class InstanceFences {
             Lease lease = leases.get(claim.resource());
             if (lease != null) {
                 lease.writtenUnder = true;
+                lease.reused = true;
             }
         }
     }
@@ -114,6 +121,7 @@ public final class InstanceFences {
             }
             inflight.enter(claim);
             lease.writtenUnder = true;
+            lease.reused = true;
             return Optional.of(lease.windowFor(claim.token().value()));
         }
     }
@@ -384,7 +392,8 @@ public final class InstanceFences {
                     continue;
                 }
                 OptionalLong lowest = inflight.lowest(resource);
-                boolean idle = inflight.idleFor(resource, timing.idleReleaseNanos(), now);
+                boolean idle = inflight.idleFor(resource, timing.idleReleaseNanos(), now)
+                        || !lease.reused && inflight.idleFor(resource, Math.min(ONE_WRITE_RELEASE_NANOS, timing.idleReleaseNanos()), now);
                 if (lowest.isEmpty() && (wantedElsewhere || idle || now - lease.expiresNanos > 0)) {
                     leases.remove(resource);
                     held.remove(resource);

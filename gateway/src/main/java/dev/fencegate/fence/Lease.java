@@ -30,6 +30,8 @@ final class Lease {
     boolean unconfirmed;
     /** A write was entered under this lease since its row was last written: a renewal saves the next one a registration. */
     boolean writtenUnder;
+    /** A write other than the one that registered it was ever entered under this lease. */
+    boolean reused;
 
     Lease(LongSupplier clock, long minToken, long generation, long expiresNanos, long storeApplyNanos) {
         this.clock = clock;
