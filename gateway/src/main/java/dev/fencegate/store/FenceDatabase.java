@@ -50,11 +50,13 @@ public final class FenceDatabase implements AutoCloseable {
         hikari.addDataSourceProperty("socketTimeout", Long.toString(bound.toSeconds() + 5));
         long ms = bound.toMillis();
         // fencegate.gateway marks our sessions: the fence table announces only raises made by others.
-        // Generic plans: a batch statement's custom plan cost more to make than to run (every
-        // fence lookup is a point lookup by key, written so that a generic plan cannot scan).
+        // Generic plans: a batch statement's custom plan cost more to make than to run. No
+        // sequential scans: every lookup here is by key, and fence_inflight churns (a row in and
+        // out per new object), so between vacuums its statistics can show a few live rows beside a
+        // large index, and the planner then scans the whole heap for every claim.
         hikari.addDataSourceProperty("options", "-c lock_timeout=" + ms + " -c statement_timeout=" + (ms + 1_000)
                 + " -c idle_in_transaction_session_timeout=" + (ms + 5_000) + " -c fencegate.gateway=on"
-                + " -c plan_cache_mode=force_generic_plan");
+                + " -c plan_cache_mode=force_generic_plan -c enable_seqscan=off");
         return new FenceDatabase(new HikariDataSource(hikari), config.schema());
     }
 
