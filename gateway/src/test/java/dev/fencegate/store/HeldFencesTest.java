@@ -288,27 +288,25 @@ class HeldFencesTest {
     }
 
     private long rows(FenceInstance instance) throws SQLException {
+        return registration(instance, "count(*)");
+    }
+
+    private long generation(FenceInstance instance) throws SQLException {
+        return registration(instance, "max(generation)");
+    }
+
+    /** An aggregate over this test's registration rows of {@code instance}; they must exist for anything but a count. */
+    private long registration(FenceInstance instance, String aggregate) throws SQLException {
         try (Connection connection = database.dataSource().getConnection();
              PreparedStatement select = connection.prepareStatement(
-                     "SELECT count(*) FROM fence_inflight WHERE resource = ? AND instance = ?")) {
+                     "SELECT " + aggregate + " FROM fence_inflight WHERE resource = ? AND instance = ?")) {
             select.setString(1, key.value());
             select.setObject(2, instance.id);
             try (var row = select.executeQuery()) {
                 row.next();
-                return row.getLong(1);
-            }
-        }
-    }
-
-    private long generation(FenceInstance instance) throws SQLException {
-        try (Connection connection = database.dataSource().getConnection();
-             PreparedStatement select = connection.prepareStatement(
-                     "SELECT generation FROM fence_inflight WHERE resource = ? AND instance = ?")) {
-            select.setString(1, key.value());
-            select.setObject(2, instance.id);
-            try (var row = select.executeQuery()) {
-                assertThat(row.next()).as("registration row of %s", key).isTrue();
-                return row.getLong(1);
+                long value = row.getLong(1);
+                assertThat(row.wasNull()).as("registration row of %s", key).isFalse();
+                return value;
             }
         }
     }
