@@ -37,11 +37,11 @@ final class RaiseOrJudge {
      * instance that may hold the old fence or still send below the new one is registered, the
      * read after this commit finds it, and the claim then waits and announces (see
      * {@link PostgresFenceStore}); a registration removed by hand is announced by a trigger as it
-     * goes. A claim the snapshot shows at or below its fence writes nothing, so takes no row lock. Each fence is looked up per claim, so a cached generic
-     * plan cannot become a scan of the whole table. Rows: per claim, the fence before, whether
-     * another instance may still have a lower-token write in flight (live, expired), whether its
-     * resource was raised here, and whether that raise created the row; then per registration
-     * written, the row.
+     * goes. A claim the snapshot shows at or below its fence writes nothing, so takes no row lock.
+     * Each fence is looked up per claim, so a cached generic plan cannot become a scan of the
+     * whole table. Rows: per claim, the fence before, whether another instance may still have a
+     * lower-token write in flight (live, expired), whether its resource was raised here, and
+     * whether that raise created the row; then per registration written, the row.
      */
     private static final String SQL = """
             WITH registered AS (
