@@ -27,8 +27,8 @@ public final class RememberedFences {
         return token == null ? OptionalLong.empty() : OptionalLong.of(token);
     }
 
-    public synchronized void admitted(FenceClaim claim) {
-        highest.merge(claim.resource(), claim.token().value(), Math::max);
+    public void admitted(FenceClaim claim) {
+        raisedTo(claim.resource(), claim.token().value());
     }
 
     /**

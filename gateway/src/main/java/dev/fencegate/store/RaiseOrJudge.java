@@ -40,7 +40,8 @@ final class RaiseOrJudge {
      * goes. A claim the snapshot shows at or below its fence writes nothing, so takes no row lock.
      * Each fence is looked up per claim, so a cached generic plan cannot become a scan of the
      * whole table. Rows: per claim, the fence before, whether another instance may still have a
-     * lower-token write in flight (live, expired), whether its resource was raised here, and
+     * lower-token write in flight (live, expired; not looked for when the claim raises an existing
+     * row, which only the read after the commit judges), whether its resource was raised here, and
      * whether that raise created the row; then per registration written, the row.
      */
     private static final String SQL = """
@@ -49,12 +50,12 @@ final class RaiseOrJudge {
             ),
             c AS (
                 SELECT c.ord, c.resource, c.token, c.holder, f.token AS fence, f.holder AS fence_holder,
-                    EXISTS (
+                    CASE WHEN f.token IS NULL OR f.token >= c.token THEN EXISTS (
                         SELECT 1 FROM fence_inflight i
-                        WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until > now()) AS live,
-                    EXISTS (
+                        WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until > now()) END AS live,
+                    CASE WHEN f.token IS NULL OR f.token >= c.token THEN EXISTS (
                         SELECT 1 FROM fence_inflight i
-                        WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until <= now()) AS expired
+                        WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until <= now()) END AS expired
                 FROM unnest(?::text[], ?::bigint[], ?::text[]) WITH ORDINALITY AS c(resource, token, holder, ord)
                 LEFT JOIN LATERAL (SELECT token, holder FROM fence WHERE resource = c.resource LIMIT 1) f ON true),
             raised AS (
