@@ -90,6 +90,18 @@ pg_cpu_ms() {
   done
   echo "$total"
 }
+# PostgreSQL CPU by process kind, ms: "kind ms" lines (backends of the test database as "backend",
+# background processes by their title, what exited processes left as "exited").
+pg_cpu_kinds() {
+  local pid hz
+  hz=$(getconf CLK_TCK)
+  awk -v hz="$hz" '{ print "exited", ($16 + $17) * 1000 / hz }' "/proc/$postmaster/stat"
+  for pid in $(ps -o pid= --ppid "$postmaster"); do
+    [[ -r /proc/$pid/stat ]] || continue
+    printf '%s %s\n' "$(tr '\0' ' ' <"/proc/$pid/cmdline" | sed -E 's/^postgres: //; s/^postgres test .*/backend/; s/ +$//; s/ /_/g')" \
+      "$(awk -v hz="$hz" '{ sub(/^.*\) /, ""); print ($12 + $13) * 1000 / hz }' "/proc/$pid/stat" 2>/dev/null || echo 0)"
+  done | awk '{ ms[$1] += $2 } END { for (k in ms) print k, ms[k] }'
+}
 # Gateway CPU by thread group, user and system ms: "group user sys" lines (thread names as the kernel keeps them).
 thread_cpu() {
   local hz task
@@ -131,12 +143,12 @@ for workload in "${workloads[@]}"; do
   read -r xact0 walrec0 walsync0 walbytes0 walms0 < <(settled_counters)
   lsn0=$(sql "SELECT pg_current_wal_insert_lsn()")
   sql "SELECT pg_stat_statements_reset()" >/dev/null
-  read -r held0 checks0 checksec0 < <(fence_metrics); thread_cpu "$gateway" >"$out/$workload.threads-before.txt"; gw0=$(ticks_ms "$gateway"); pg0=$(pg_cpu_ms)
+  read -r held0 checks0 checksec0 < <(fence_metrics); thread_cpu "$gateway" >"$out/$workload.threads-before.txt"; gw0=$(ticks_ms "$gateway"); pg0=$(pg_cpu_ms); pg_cpu_kinds >"$out/$workload.pg-before.txt"
   case $workload in
     same-token|mixed) load "$workload" "$prefix" "$duration" --token-base "$base" >"$out/$workload.json" || true ;;
     *) load "$workload" "$prefix" "$duration" >"$out/$workload.json" || true ;;
   esac
-  gw1=$(ticks_ms "$gateway"); pg1=$(pg_cpu_ms); thread_cpu "$gateway" >"$out/$workload.threads-after.txt"
+  gw1=$(ticks_ms "$gateway"); pg1=$(pg_cpu_ms); pg_cpu_kinds >"$out/$workload.pg-after.txt"; thread_cpu "$gateway" >"$out/$workload.threads-after.txt"
   read -r held1 checks1 checksec1 < <(fence_metrics)
   sql "SELECT calls, rows, round(mean_exec_time::numeric, 3), round(mean_plan_time::numeric, 3), plans,
        regexp_replace(left(query, 90), '\s+', ' ', 'g')
@@ -180,6 +192,9 @@ PY
   awk -v n="$writes" 'NR == FNR { u[$1] = $2; s[$1] = $3; next }
     { du = $2 - u[$1]; ds = $3 - s[$1]; if (du + ds > 0) printf "    gateway threads %s: %.1f us/write user, %.1f us/write system\n", $1, du * 1000 / n, ds * 1000 / n }' \
     "$out/$workload.threads-before.txt" "$out/$workload.threads-after.txt" | sort -t: -k2 -rn | tee -a "$out/summary.txt"
+  awk -v n="$writes" 'NR == FNR { ms[$1] = $2; next }
+    { d = $2 - ms[$1]; if (d > 0) printf "    PostgreSQL %s: %.1f us/write\n", $1, d * 1000 / n }' \
+    "$out/$workload.pg-before.txt" "$out/$workload.pg-after.txt" | sort -t: -k2 -rn | tee -a "$out/summary.txt"
   sql "SELECT pg_stat_statements_reset()" >/dev/null
   log_size=$(stat -c %s "$out/gateway.log")
   jcmd "$gateway" JFR.start name=profile settings="${JFR_SETTINGS:-profile}" filename="$out/$workload.jfr" >/dev/null

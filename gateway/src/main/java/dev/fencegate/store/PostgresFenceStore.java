@@ -34,30 +34,31 @@ public final class PostgresFenceStore implements FenceStore {
 
     private static final String READ = "SELECT token, holder FROM fence WHERE resource = ?";
     /**
+     * Other instances' registrations below a claim, in one look at the index, completed by a
+     * {@code WHERE} that names them: 1 if one of them is live, 2 if all of them expired (without
+     * being withdrawn), null if there are none.
+     */
+    static final String OTHERS_BELOW = "SELECT min(CASE WHEN i.until > now() THEN 1 ELSE 2 END) FROM fence_inflight i\n";
+    /**
      * For each claim, in order: the fence, and whether another instance may still have a
-     * lower-token write to the resource in flight.
+     * lower-token write to the resource in flight (live, or expired without being withdrawn).
      */
     private static final String JUDGE_ONE = """
-            SELECT f.token, f.holder, EXISTS (
-                SELECT 1 FROM fence_inflight i
-                WHERE i.resource = f.resource AND i.instance <> ? AND i.min_token < ? AND i.until > now()), EXISTS (
-                SELECT 1 FROM fence_inflight i
-                WHERE i.resource = f.resource AND i.instance <> ? AND i.min_token < ? AND i.until <= now())
-            FROM fence f WHERE f.resource = ?""";
+            SELECT token, holder, others = 1, others = 2 FROM (
+                SELECT f.token, f.holder, (""" + OTHERS_BELOW + """
+                    WHERE i.resource = f.resource AND i.instance <> ? AND i.min_token < ?) AS others
+                FROM fence f WHERE f.resource = ?) j""";
     /**
      * The batch form. The fence is looked up per claim (a lateral subquery the planner cannot
      * flatten into a join), so a cached generic plan cannot turn into a scan of the whole table.
      */
     private static final String JUDGE_ALL = """
-            SELECT c.ord, f.token, f.holder, f.token IS NOT NULL AND EXISTS (
-                SELECT 1 FROM fence_inflight i
-                WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until > now()),
-                f.token IS NOT NULL AND EXISTS (
-                SELECT 1 FROM fence_inflight i
-                WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until <= now())
-            FROM unnest(?::text[], ?::bigint[]) WITH ORDINALITY AS c(resource, token, ord)
-            LEFT JOIN LATERAL (SELECT token, holder FROM fence WHERE resource = c.resource LIMIT 1) f ON true
-            ORDER BY c.ord""";
+            SELECT ord, token, holder, others = 1, others = 2 FROM (
+                SELECT c.ord, f.token, f.holder, CASE WHEN f.token IS NOT NULL THEN (""" + OTHERS_BELOW + """
+                    WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token) END AS others
+                FROM unnest(?::text[], ?::bigint[]) WITH ORDINALITY AS c(resource, token, ord)
+                LEFT JOIN LATERAL (SELECT token, holder FROM fence WHERE resource = c.resource LIMIT 1) f ON true) j
+            ORDER BY ord""";
     /**
      * Rows of other instances that expired without being withdrawn, once a raise gave them time to
      * hear of it; each removal is told to its instance, so one still alive (the database clock
@@ -229,9 +230,8 @@ public final class PostgresFenceStore implements FenceStore {
         List<FenceDecision> decisions = new ArrayList<>(claims.size());
         try (PreparedStatement statement = connection.prepareStatement(JUDGE_ALL)) {
             statement.setObject(1, instance);
-            statement.setObject(2, instance);
-            statement.setArray(3, connection.createArrayOf("text", resources));
-            statement.setArray(4, connection.createArrayOf("bigint", tokens));
+            statement.setArray(2, connection.createArrayOf("text", resources));
+            statement.setArray(3, connection.createArrayOf("bigint", tokens));
             try (ResultSet row = statement.executeQuery()) {
                 while (row.next()) {
                     FenceClaim claim = claims.get(row.getInt(1) - 1);
@@ -252,9 +252,7 @@ public final class PostgresFenceStore implements FenceStore {
         try (PreparedStatement statement = connection.prepareStatement(JUDGE_ONE)) {
             statement.setObject(1, instance);
             statement.setLong(2, claim.token().value());
-            statement.setObject(3, instance);
-            statement.setLong(4, claim.token().value());
-            statement.setString(5, claim.resource().value());
+            statement.setString(3, claim.resource().value());
             try (ResultSet row = statement.executeQuery()) {
                 if (!row.next()) {
                     return FencePolicy.decide(Optional.empty(), claim);

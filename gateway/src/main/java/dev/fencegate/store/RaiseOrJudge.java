@@ -50,12 +50,8 @@ final class RaiseOrJudge {
             ),
             c AS (
                 SELECT c.ord, c.resource, c.token, c.holder, f.token AS fence, f.holder AS fence_holder,
-                    CASE WHEN f.token IS NULL OR f.token >= c.token THEN EXISTS (
-                        SELECT 1 FROM fence_inflight i
-                        WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until > now()) END AS live,
-                    CASE WHEN f.token IS NULL OR f.token >= c.token THEN EXISTS (
-                        SELECT 1 FROM fence_inflight i
-                        WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token AND i.until <= now()) END AS expired
+                    CASE WHEN f.token IS NULL OR f.token >= c.token THEN (""" + PostgresFenceStore.OTHERS_BELOW + """
+                        WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token) END AS others
                 FROM unnest(?::text[], ?::bigint[], ?::text[]) WITH ORDINALITY AS c(resource, token, holder, ord)
                 LEFT JOIN LATERAL (SELECT token, holder FROM fence WHERE resource = c.resource LIMIT 1) f ON true),
             raised AS (
@@ -67,7 +63,7 @@ final class RaiseOrJudge {
                     SET token = EXCLUDED.token, holder = EXCLUDED.holder, updated_at = now()
                     WHERE f.token < EXCLUDED.token
                 RETURNING f.resource, f.xmax = 0 AS created)
-            SELECT c.ord, c.fence, c.fence_holder, c.live, c.expired, r.resource IS NOT NULL,
+            SELECT c.ord, c.fence, c.fence_holder, c.others = 1, c.others = 2, r.resource IS NOT NULL,
                 NULL::text, NULL::bigint, NULL::bigint, coalesce(r.created, false)
             FROM c LEFT JOIN raised r ON r.resource = c.resource
             UNION ALL
@@ -114,10 +110,9 @@ final class RaiseOrJudge {
             statement.setArray(3, connection.createArrayOf("text", register.keySet().stream().map(ResourceKey::value).toArray()));
             statement.setArray(4, connection.createArrayOf("bigint", register.values().toArray()));
             statement.setObject(5, instance);
-            statement.setObject(6, instance);
-            statement.setArray(7, connection.createArrayOf("text", claims.stream().map(c -> c.resource().value()).toArray()));
-            statement.setArray(8, connection.createArrayOf("bigint", claims.stream().map(c -> c.token().value()).toArray()));
-            statement.setArray(9, connection.createArrayOf("text",
+            statement.setArray(6, connection.createArrayOf("text", claims.stream().map(c -> c.resource().value()).toArray()));
+            statement.setArray(7, connection.createArrayOf("bigint", claims.stream().map(c -> c.token().value()).toArray()));
+            statement.setArray(8, connection.createArrayOf("text",
                     claims.stream().map(c -> c.holder().map(Holder::value).orElse(null)).toArray()));
             try (ResultSet row = statement.executeQuery()) {
                 while (row.next()) {

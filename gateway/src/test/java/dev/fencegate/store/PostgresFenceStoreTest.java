@@ -15,6 +15,8 @@ import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.testing.TestPostgres;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -88,6 +90,42 @@ class PostgresFenceStoreTest extends FenceStoreContract {
                 .isInstanceOf(SQLException.class)
                 .hasMessageContaining("never deleted");
         assertThat(store.read(key).map(Fence::token)).contains(new FencingToken(3));
+    }
+
+    @Test
+    void theGatewaysOwnWritesCallNoTriggerFunction() throws SQLException {
+        try (Connection gateway = database.dataSource().getConnection()) {
+            assertThat(triggerFunctionCalls(gateway)).isZero();
+        }
+        try (Connection outside = database.dataSource().getConnection()) {
+            outside.createStatement().execute("SET fencegate.gateway = off");
+            try {
+                assertThat(triggerFunctionCalls(outside)).as("the same writes made outside the gateway").isEqualTo(3);
+            } finally {
+                outside.createStatement().execute("SET fencegate.gateway = on");
+            }
+        }
+    }
+
+    /** Creates, raises and withdraws a fence's rows in a transaction that is rolled back, counting trigger function calls. */
+    private static long triggerFunctionCalls(Connection connection) throws SQLException {
+        connection.setAutoCommit(false);
+        try (Statement sql = connection.createStatement()) {
+            sql.execute("SET LOCAL track_functions = 'pl'");
+            String key = "'/trigger/" + UUID.randomUUID() + "'";
+            sql.execute("INSERT INTO fence (resource, token) VALUES (" + key + ", 1)");
+            sql.execute("UPDATE fence SET token = 2 WHERE resource = " + key);
+            sql.execute("INSERT INTO fence_inflight VALUES (" + key + ", gen_random_uuid(), 2, now(), 1)");
+            sql.execute("DELETE FROM fence_inflight WHERE resource = " + key);
+            try (ResultSet calls = sql.executeQuery(
+                    "SELECT coalesce(sum(calls), 0) FROM pg_stat_xact_user_functions WHERE funcname LIKE 'fence%'")) {
+                calls.next();
+                return calls.getLong(1);
+            }
+        } finally {
+            connection.rollback();
+            connection.setAutoCommit(true);
+        }
     }
 
     @Test
