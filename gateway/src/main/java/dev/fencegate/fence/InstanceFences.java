@@ -54,6 +54,7 @@ public final class InstanceFences {
     private final Map<ResourceKey, Long> expiredHolderGrace = new HashMap<>();
     private long listenerConfirmedNanos;
     private boolean listenerConfirmed;
+    private long listenerLosses;
 
     private static final class HeldSlot {
         private HeldFence fence;
@@ -308,9 +309,19 @@ public final class InstanceFences {
      */
     public void listenerLost() {
         synchronized (lock) {
+            if (listenerConfirmed) {
+                listenerLosses++;
+            }
             listenerConfirmed = false;
             held.clear();
             leases.values().forEach(lease -> lease.unconfirmed = true);
+        }
+    }
+
+    /** How many times a confirmed listener was lost; each time held fences stopped until it confirmed again. */
+    public long listenerLosses() {
+        synchronized (lock) {
+            return listenerLosses;
         }
     }
 

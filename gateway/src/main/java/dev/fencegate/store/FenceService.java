@@ -92,6 +92,13 @@ public final class FenceService implements AutoCloseable {
                 .register(registry);
         RememberedFences remembered = new RememberedFences(config.safety().rememberedFences());
         InflightListener listener = new InflightListener(database.dataSource(), fences, remembered, instance).start();
+        Gauge.builder("fencegate.fence.listener.fresh", fences, held -> held.hearsRaises() ? 1 : 0)
+                .description("1 while this instance's listener has confirmed within the last second, so fences it holds"
+                        + " admit writes without a statement; 0 while every write goes to the database")
+                .register(registry);
+        FunctionCounter.builder("fencegate.fence.listener.losses", fences, InstanceFences::listenerLosses)
+                .description("Times this instance's listening connection was lost: held fences stop until it is back")
+                .register(registry);
         Counter regressions = Counter.builder("fencegate.fence.regressions")
                 .description("Claims the fence store admitted below a token this instance had already admitted")
                 .register(registry);

@@ -2,11 +2,16 @@ package dev.fencegate.observability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import static org.awaitility.Awaitility.await;
+
+import dev.fencegate.testing.FenceSchema;
 import dev.fencegate.testing.GatewayHarness;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** A running gateway's /metrics: its own counters, the fence database pool, the JVM and Netty's buffers. */
@@ -36,5 +41,27 @@ class MetricsEndpointIT {
                     .contains("fencegate_netty_direct_memory_used_bytes")
                     .doesNotContain("object-4711").doesNotContain("metrics-bucket");
         }
+    }
+
+    @Test
+    void aLostListenerIsCountedAndHeldFencesShowOnAgainWhenItHearsAgain() throws Exception {
+        try (GatewayHarness harness = GatewayHarness.start("metrics_listener_it")) {
+            int admin = harness.gateway.adminPort();
+            await().atMost(Duration.ofSeconds(10)).until(() -> metric(admin, "fencegate_fence_listener_fresh") == 1);
+            assertThat(metric(admin, "fencegate_fence_listener_losses_total")).isZero();
+
+            assertThat(new FenceSchema(harness.schema).terminateGatewayBackends()).isPositive();
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> metric(admin, "fencegate_fence_listener_losses_total") >= 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> metric(admin, "fencegate_fence_listener_fresh") == 1);
+        }
+    }
+
+    /** The value of an unlabelled metric; NaN when the gateway does not export it. */
+    private static double metric(int adminPort, String name) throws IOException, InterruptedException {
+        String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + adminPort + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+        return body.lines().filter(line -> line.startsWith(name + " "))
+                .mapToDouble(line -> Double.parseDouble(line.substring(name.length() + 1))).findFirst().orElse(Double.NaN);
     }
 }
