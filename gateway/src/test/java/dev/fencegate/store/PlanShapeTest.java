@@ -59,6 +59,39 @@ class PlanShapeTest {
         }
     }
 
+    @Test
+    void aStatementCostlyOnPaperIsNeverCompiledOnEachRun() throws SQLException {
+        // A low jit_above_cost stands in for what missing or stale statistics do to the batch
+        // statement's cost estimate.
+        try (Connection connection = plain(); Statement sql = connection.createStatement()) {
+            sql.execute("SET search_path = " + schema);
+            sql.execute("SET jit_above_cost = 0");
+            if (jitAvailable(sql)) {
+                assertThat(analyzed(sql)).as("the setting this guards against: a server left to itself").contains("JIT:");
+            }
+        }
+        try (Connection connection = database.dataSource().getConnection(); Statement sql = connection.createStatement()) {
+            sql.execute("SET jit_above_cost = 0");
+            assertThat(analyzed(sql)).doesNotContain("JIT:");
+        }
+    }
+
+    private static boolean jitAvailable(Statement sql) throws SQLException {
+        try (ResultSet row = sql.executeQuery("SELECT pg_jit_available()")) {
+            return row.next() && row.getBoolean(1);
+        }
+    }
+
+    private static String analyzed(Statement sql) throws SQLException {
+        StringBuilder plan = new StringBuilder();
+        try (ResultSet rows = sql.executeQuery("EXPLAIN ANALYZE " + LOOK.substring("EXPLAIN ".length()))) {
+            while (rows.next()) {
+                plan.append(rows.getString(1)).append('\n');
+            }
+        }
+        return plan.toString();
+    }
+
     private static String plan(Statement sql) throws SQLException {
         StringBuilder plan = new StringBuilder();
         try (ResultSet rows = sql.executeQuery(LOOK)) {
