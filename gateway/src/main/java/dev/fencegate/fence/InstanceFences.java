@@ -83,8 +83,7 @@ public final class InstanceFences {
             inflight.enter(claim);
             Lease lease = leases.get(claim.resource());
             if (lease != null) {
-                lease.writtenUnder = true;
-                lease.reused = true;
+                lease.writtenAgain();
             }
         }
     }
@@ -121,8 +120,7 @@ public final class InstanceFences {
                 return Optional.empty();
             }
             inflight.enter(claim);
-            lease.writtenUnder = true;
-            lease.reused = true;
+            lease.writtenAgain();
             return Optional.of(lease.windowFor(claim.token().value()));
         }
     }
@@ -403,8 +401,8 @@ public final class InstanceFences {
                     continue;
                 }
                 OptionalLong lowest = inflight.lowest(resource);
-                boolean idle = inflight.idleFor(resource, timing.idleReleaseNanos(), now)
-                        || !lease.reused && inflight.idleFor(resource, Math.min(ONE_WRITE_RELEASE_NANOS, timing.idleReleaseNanos()), now);
+                long release = lease.reused ? timing.idleReleaseNanos() : Math.min(ONE_WRITE_RELEASE_NANOS, timing.idleReleaseNanos());
+                boolean idle = inflight.idleFor(resource, release, now);
                 if (lowest.isEmpty() && (wantedElsewhere || idle || now - lease.expiresNanos > 0)) {
                     leases.remove(resource);
                     held.remove(resource);

@@ -41,6 +41,12 @@ final class Lease {
         this.sendByNanos = expiresNanos - storeApplyNanos;
     }
 
+    /** A write other than the one that registered this lease was entered under it. */
+    void writtenAgain() {
+        writtenUnder = true;
+        reused = true;
+    }
+
     void extend(long expiresNanos, long storeApplyNanos) {
         if (expiresNanos - this.expiresNanos > 0) {
             this.expiresNanos = expiresNanos;

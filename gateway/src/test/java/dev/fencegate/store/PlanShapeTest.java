@@ -83,18 +83,16 @@ class PlanShapeTest {
     }
 
     private static String analyzed(Statement sql) throws SQLException {
-        StringBuilder plan = new StringBuilder();
-        try (ResultSet rows = sql.executeQuery("EXPLAIN ANALYZE " + LOOK.substring("EXPLAIN ".length()))) {
-            while (rows.next()) {
-                plan.append(rows.getString(1)).append('\n');
-            }
-        }
-        return plan.toString();
+        return explain(sql, "EXPLAIN ANALYZE " + LOOK.substring("EXPLAIN ".length()));
     }
 
     private static String plan(Statement sql) throws SQLException {
+        return explain(sql, LOOK);
+    }
+
+    private static String explain(Statement sql, String explain) throws SQLException {
         StringBuilder plan = new StringBuilder();
-        try (ResultSet rows = sql.executeQuery(LOOK)) {
+        try (ResultSet rows = sql.executeQuery(explain)) {
             while (rows.next()) {
                 plan.append(rows.getString(1)).append('\n');
             }
