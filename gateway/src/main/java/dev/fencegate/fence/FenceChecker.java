@@ -14,13 +14,19 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
  * Runs fence admissions on a bounded set of threads, never on an event loop, and always
  * completes with a decision: a store that cannot answer in time yields
  * {@link FenceDecision.Unavailable}, so an unchecked write never passes. Claims waiting in the
- * queue are judged together, one store round trip per batch. A claim that must wait for
+ * queue are judged together, one store round trip per batch, and batches take turns: one starts
+ * while another runs only once that one has run longer than a bound, so at saturation the claims
+ * that arrive during a batch make the next one (bigger batches cost the store and this process
+ * less per claim) while a slow or stuck batch never holds the others back for longer than the
+ * bound. A claim that must wait for
  * lower-token writes still in flight is retried, without holding a thread, until they are done
  * or the drain bound passes. A claim at a fence this instance holds is answered at once, on the
  * caller's thread, without a store trip.
@@ -43,15 +49,25 @@ public final class FenceChecker implements AutoCloseable {
     private final Duration unknownOutcomeHold;
     private final Supplier<Optional<String>> writesRefused;
     private final Supplier<String> poolState;
+    private final long overlapAfterNanos;
+    private final ReentrantLock turns = new ReentrantLock();
+    private final Condition takerDone = turns.newCondition();
+    private final Condition overrun = turns.newCondition();
+    /** Whether a thread waits on the queue, batches being judged, when the last of them started; guarded by {@link #turns}. */
+    private boolean taking;
+    private int running;
+    private long lastStartNanos;
     private volatile boolean closed;
 
     /**
+     * @param threads            at most this many batches at once, each on a thread of its own
+     * @param overlapAfter       how long a batch runs before another may start beside it
      * @param unknownOutcomeHold how long a write whose outcome at the store is unknown still counts as in flight
      * @param writesRefused      a reason to refuse every write (unsafe durability), or empty
      */
-    public FenceChecker(FenceAdmission admission, InstanceFences fences, int threads, int queueLength, Duration timeout,
-                        Duration drainTimeout, Duration unknownOutcomeHold, Supplier<Optional<String>> writesRefused,
-                        Supplier<String> poolState) {
+    public FenceChecker(FenceAdmission admission, InstanceFences fences, int threads, Duration overlapAfter, int queueLength,
+                        Duration timeout, Duration drainTimeout, Duration unknownOutcomeHold,
+                        Supplier<Optional<String>> writesRefused, Supplier<String> poolState) {
         this.admission = admission;
         this.fences = fences;
         this.queue = new ArrayBlockingQueue<>(queueLength);
@@ -60,6 +76,7 @@ public final class FenceChecker implements AutoCloseable {
         this.unknownOutcomeHold = unknownOutcomeHold;
         this.writesRefused = writesRefused;
         this.poolState = poolState;
+        this.overlapAfterNanos = overlapAfter.toNanos();
         for (int i = 1; i <= threads; i++) {
             Thread worker = new Thread(this::work, "fence-check-" + i);
             worker.setDaemon(true);
@@ -122,31 +139,85 @@ public final class FenceChecker implements AutoCloseable {
                 });
     }
 
-    /** Takes what is queued, up to a batch, and judges it in one trip; never waits to fill a batch. */
+    /**
+     * Once it is this thread's turn, takes what is queued, up to a batch, and judges it in one
+     * trip; never waits to fill a batch, only for the batch before to end or to overrun. One
+     * thread at a time waits on the queue, so claims are taken in the order they came.
+     */
     private void work() {
         List<Pending> batch = new ArrayList<>(MAX_BATCH);
         List<FenceClaim> claims = new ArrayList<>(MAX_BATCH);
         while (!closed) {
             try {
-                batch.add(queue.take());
+                takeTurn(batch);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             }
-            queue.drainTo(batch, MAX_BATCH - 1);
-            long now = System.nanoTime();
-            // Waited in the queue past the bound: the caller has already been answered 503.
-            batch.removeIf(pending -> now - pending.deadlineNanos() > 0 || pending.answer().isDone());
-            batch.forEach(pending -> claims.add(pending.claim()));
             try {
+                queue.drainTo(batch, MAX_BATCH - 1);
+                long now = System.nanoTime();
+                // Waited in the queue past the bound: the caller has already been answered 503.
+                batch.removeIf(pending -> now - pending.deadlineNanos() > 0 || pending.answer().isDone());
+                batch.forEach(pending -> claims.add(pending.claim()));
                 if (!claims.isEmpty()) {
                     answer(batch, admission.attemptAll(claims));
                 }
             } catch (RuntimeException e) {
                 batch.forEach(pending -> pending.answer().completeExceptionally(e));
+            } finally {
+                endTurn();
             }
             batch.clear();
             claims.clear();
+        }
+    }
+
+    /**
+     * Waits until no other thread waits on the queue and no batch runs, or the one started last
+     * has run for longer than the overlap bound; then waits for a claim and starts a batch with it.
+     * A thread that ends a batch takes the next turn itself, on the CPU it already has; the others
+     * wake only to see whether the running batch has overrun, or when a batch starts after an idle wait.
+     */
+    private void takeTurn(List<Pending> batch) throws InterruptedException {
+        turns.lock();
+        try {
+            while (taking || running > 0 && System.nanoTime() - lastStartNanos < overlapAfterNanos) {
+                if (taking) {
+                    takerDone.await();
+                } else {
+                    overrun.awaitNanos(lastStartNanos + overlapAfterNanos - System.nanoTime());
+                }
+            }
+            taking = true;
+        } finally {
+            turns.unlock();
+        }
+        Pending first = null;
+        try {
+            first = queue.take();
+        } finally {
+            turns.lock();
+            try {
+                taking = false;
+                if (first != null) {
+                    running++;
+                    lastStartNanos = System.nanoTime();
+                }
+                takerDone.signalAll();
+            } finally {
+                turns.unlock();
+            }
+        }
+        batch.add(first);
+    }
+
+    private void endTurn() {
+        turns.lock();
+        try {
+            running--;
+        } finally {
+            turns.unlock();
         }
     }
 

@@ -25,6 +25,12 @@ public final class FenceService implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(FenceService.class);
     private static final int CHECK_QUEUE_PER_THREAD = 256;
+    /**
+     * A second batch of fence checks starts beside a running one only after it has run this long:
+     * well above a healthy batch (about a millisecond, most of it the commit's WAL flush), so at
+     * saturation one batch carries what queued during the one before.
+     */
+    private static final Duration BATCH_OVERLAP = Duration.ofMillis(5);
     private static final Duration MONITOR_INTERVAL = Duration.ofSeconds(1);
     /** Below this, a fence timeout of a few milliseconds would have the monitor spin. */
     private static final Duration MIN_MONITOR_BOUND = Duration.ofMillis(50);
@@ -109,7 +115,7 @@ public final class FenceService implements AutoCloseable {
                 .register(registry);
         int threads = config.database().poolSize();
         Duration drainWait = config.upstreamTimeout().compareTo(MAX_DRAIN_WAIT) < 0 ? config.upstreamTimeout() : MAX_DRAIN_WAIT;
-        FenceChecker checker = new FenceChecker(admission, fences, threads, threads * CHECK_QUEUE_PER_THREAD,
+        FenceChecker checker = new FenceChecker(admission, fences, threads, BATCH_OVERLAP, threads * CHECK_QUEUE_PER_THREAD,
                 config.database().checkTimeout(), drainWait, unknownOutcomeHold, guard::refusal,
                 () -> describePool(database));
 

@@ -1,22 +1,63 @@
 package dev.fencegate.fence;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** How decisions the store was asked for come back to the event loop that asked. */
+/** How claims are gathered into batches, and how decisions come back to the event loop that asked. */
 class FenceCheckerTest {
+
+    /** An in-memory store that records each batch and holds the one holding {@code /first} until released. */
+    private final InMemoryFenceStore memory = new InMemoryFenceStore();
+    private final CountDownLatch firstJudging = new CountDownLatch(1);
+    private final CountDownLatch release = new CountDownLatch(1);
+    private final List<List<String>> batches = new CopyOnWriteArrayList<>();
+    private final FenceStore store = new FenceStore() {
+        @Override
+        public FenceDecision admit(FenceClaim claim) {
+            return memory.admit(claim);
+        }
+
+        @Override
+        public List<FenceDecision> admitAll(List<FenceClaim> claims) {
+            batches.add(claims.stream().map(claim -> claim.resource().value()).toList());
+            if (claims.stream().anyMatch(claim -> claim.resource().value().equals("/first"))) {
+                firstJudging.countDown();
+                try {
+                    release.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return FenceStore.super.admitAll(claims);
+        }
+
+        @Override
+        public Optional<Fence> read(ResourceKey resource) {
+            return memory.read(resource);
+        }
+    };
+    private final InstanceFences fences = new InstanceFences(RegistrationRows.NONE,
+            new LeaseTiming(Duration.ofSeconds(5), Duration.ofSeconds(3), Duration.ofSeconds(10)), System::nanoTime);
+
+    @AfterEach
+    void releaseTheHeldBatch() {
+        release.countDown();
+    }
 
     /**
      * Each hand-back to an event loop wakes it: a batch's decisions for one loop go to it as one
@@ -24,39 +65,14 @@ class FenceCheckerTest {
      */
     @Test
     void aBatchsDecisionsForOneEventLoopAreHandedToItInOneTask() throws Exception {
-        InMemoryFenceStore memory = new InMemoryFenceStore();
-        CountDownLatch firstJudging = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        FenceStore store = new FenceStore() {
-            @Override
-            public FenceDecision admit(FenceClaim claim) {
-                if (claim.resource().value().equals("/first")) {
-                    firstJudging.countDown();
-                    try {
-                        release.await(5, TimeUnit.SECONDS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
-                return memory.admit(claim);
-            }
-
-            @Override
-            public Optional<Fence> read(ResourceKey resource) {
-                return memory.read(resource);
-            }
-        };
-        InstanceFences fences = new InstanceFences(RegistrationRows.NONE,
-                new LeaseTiming(Duration.ofSeconds(5), Duration.ofSeconds(3), Duration.ofSeconds(10)), System::nanoTime);
         ExecutorService loop = Executors.newSingleThreadExecutor(runnable -> new Thread(runnable, "loop"));
         AtomicInteger tasks = new AtomicInteger();
-        try (FenceChecker checker = new FenceChecker(new FenceAdmission(store, fences, new RememberedFences(100), claim -> { }),
-                fences, 1, 64, Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofSeconds(1), Optional::empty, () -> "pool")) {
+        try (FenceChecker checker = checker(1, Duration.ZERO)) {
             Executor counted = task -> {
                 tasks.incrementAndGet();
                 loop.execute(task);
             };
-            List<String> completedOn = new ArrayList<>();
+            List<String> completedOn = new CopyOnWriteArrayList<>();
             List<CompletableFuture<?>> answers = new ArrayList<>();
             answers.add(checker.check(claim("/first"), counted).thenRun(() -> completedOn.add(Thread.currentThread().getName())));
             assertThat(firstJudging.await(5, TimeUnit.SECONDS)).isTrue();
@@ -72,6 +88,53 @@ class FenceCheckerTest {
         } finally {
             loop.shutdownNow();
         }
+    }
+
+    /**
+     * With a thread free, claims that arrive while a batch runs still wait for it (it has not run
+     * past the overlap bound) and then go to the store together, as one batch.
+     */
+    @Test
+    void claimsThatArriveWhileABatchRunsGoTogetherInTheNextOne() throws Exception {
+        try (FenceChecker checker = checker(2, Duration.ofSeconds(10))) {
+            CompletableFuture<FenceDecision> first = checker.check(claim("/first"));
+            assertThat(firstJudging.await(5, TimeUnit.SECONDS)).isTrue();
+            List<CompletableFuture<FenceDecision>> queued = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                queued.add(checker.check(claim("/queued/" + i)));
+            }
+            // The second thread is free all along; given time, it would have taken a claim.
+            Thread.sleep(300);
+            assertThat(batches).hasSize(1);
+            release.countDown();
+            CompletableFuture.allOf(queued.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+
+            assertThat(first.get(5, TimeUnit.SECONDS)).isInstanceOf(FenceDecision.Admitted.class);
+            assertThat(queued).allSatisfy(answer -> assertThat(answer.get()).isInstanceOf(FenceDecision.Admitted.class));
+            assertThat(batches).containsExactly(List.of("/first"),
+                    List.of("/queued/0", "/queued/1", "/queued/2", "/queued/3", "/queued/4"));
+        }
+    }
+
+    /** A batch stuck in the store holds the next one back only for the overlap bound, then another thread takes it. */
+    @Test
+    void aStuckBatchHoldsTheOthersBackOnlyForTheOverlapBound() throws Exception {
+        try (FenceChecker checker = checker(2, Duration.ofMillis(200))) {
+            CompletableFuture<FenceDecision> first = checker.check(claim("/first"));
+            assertThat(firstJudging.await(5, TimeUnit.SECONDS)).isTrue();
+            CompletableFuture<FenceDecision> next = checker.check(claim("/next"));
+
+            await().atMost(Duration.ofSeconds(5)).until(next::isDone);
+            assertThat(next.get()).isInstanceOf(FenceDecision.Admitted.class);
+            assertThat(first).isNotDone();
+            assertThat(batches).containsExactly(List.of("/first"), List.of("/next"));
+        }
+    }
+
+    private FenceChecker checker(int threads, Duration overlapAfter) {
+        return new FenceChecker(new FenceAdmission(store, fences, new RememberedFences(100), claim -> { }), fences,
+                threads, overlapAfter, 64, Duration.ofSeconds(10), Duration.ofSeconds(1), Duration.ofSeconds(1),
+                Optional::empty, () -> "pool");
     }
 
     private static FenceClaim claim(String resource) {

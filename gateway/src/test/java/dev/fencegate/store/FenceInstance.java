@@ -111,7 +111,7 @@ final class FenceInstance implements AutoCloseable {
         };
         RememberedFences memory = new RememberedFences(remembered);
         admission = new FenceAdmission(counted, fences, memory, claim -> { });
-        checker = new FenceChecker(admission, fences, 2, 64, Duration.ofSeconds(2), Duration.ofMillis(100),
+        checker = new FenceChecker(admission, fences, 2, Duration.ofMillis(5), 64, Duration.ofSeconds(2), Duration.ofMillis(100),
                 Duration.ofMillis(100), Optional::empty, () -> "test pool");
         listener = listening ? new InflightListener(database.dataSource(), fences, memory, id).start() : null;
     }
