@@ -26,9 +26,8 @@ import java.util.function.Supplier;
  * while another runs only once that one has run longer than a bound, so at saturation the claims
  * that arrive during a batch make the next one (bigger batches cost the store and this process
  * less per claim) while a slow or stuck batch never holds the others back for longer than the
- * bound. A claim that must wait for
- * lower-token writes still in flight is retried, without holding a thread, until they are done
- * or the drain bound passes. A claim at a fence this instance holds is answered at once, on the
+ * bound. A claim that must wait for lower-token writes still in flight is retried, without
+ * holding a thread, until they are done or the drain bound passes. A claim at a fence this instance holds is answered at once, on the
  * caller's thread, without a store trip.
  */
 public final class FenceChecker implements AutoCloseable {
