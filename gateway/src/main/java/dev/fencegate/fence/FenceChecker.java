@@ -50,7 +50,12 @@ public final class FenceChecker implements AutoCloseable {
     private final Supplier<String> poolState;
     private final long overlapAfterNanos;
     private final ReentrantLock turns = new ReentrantLock();
+    /** Signalled when the thread waiting on the queue stops waiting. */
     private final Condition takerDone = turns.newCondition();
+    /**
+     * Never signalled: a timed wait for the running batch to overrun, apart from {@link #takerDone}
+     * so that a batch starting does not wake the threads that only watch for an overrun.
+     */
     private final Condition overrun = turns.newCondition();
     /** Whether a thread waits on the queue, batches being judged, when the last of them started; guarded by {@link #turns}. */
     private boolean taking;
