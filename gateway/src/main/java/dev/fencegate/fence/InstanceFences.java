@@ -206,8 +206,13 @@ public final class InstanceFences {
                 }
                 remembered.admitted(claim);
                 if (admitted.raised()) {
-                    endHolds(claim.resource(), claim.token().value());
-                } else if (covered.slot() != null && held.get(claim.resource()) == covered.slot()) {
+                    // This instance's own raise (or new fence): its writes below it that have not
+                    // gone out stay unsent, and the value it set is held like any fence read with the
+                    // registration in place (a raise elsewhere from now on reads that registration
+                    // after its own commit and tells this instance), unless the slot went meanwhile.
+                    revokeBelow(claim.resource(), claim.token().value());
+                }
+                if (covered.slot() != null && held.get(claim.resource()) == covered.slot()) {
                     HeldSlot slot = covered.slot();
                     slot.fence = slot.fence == null || slot.fence.token() < claim.token().value() ? HeldFence.of(claim) : slot.fence.and(claim);
                 }
@@ -236,6 +241,10 @@ public final class InstanceFences {
 
     private void endHolds(ResourceKey resource, long token) {
         held.remove(resource);
+        revokeBelow(resource, token);
+    }
+
+    private void revokeBelow(ResourceKey resource, long token) {
         Lease lease = leases.get(resource);
         if (lease != null) {
             lease.revokeBelow(token);

@@ -107,6 +107,47 @@ class HeldFencesTest {
     }
 
     @Test
+    void aFenceThisInstanceCreatedOrRaisedIsHeldForItsNextWrite() {
+        FenceInstance a = instance(100, true);
+        a.awaitListener();
+
+        assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Admitted.class); // creates the fence
+        int afterCreating = a.trips.get();
+        assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Admitted.class);
+        assertThat(a.trips.get()).isEqualTo(afterCreating);
+
+        assertThat(a.writeAndFinish(claim(6))).isInstanceOf(FenceDecision.Admitted.class); // raises it
+        int afterRaising = a.trips.get();
+        assertThat(a.trips.get()).isGreaterThan(afterCreating);
+        assertThat(a.writeAndFinish(claim(6))).isInstanceOf(FenceDecision.Admitted.class);
+        assertThat(a.trips.get()).isEqualTo(afterRaising);
+        assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class);
+    }
+
+    @Test
+    void aHoldFromThisInstancesOwnRaiseEndsWithARaiseOnAnotherInstance() throws Exception {
+        FenceInstance a = instance(100, true);
+        FenceInstance b = instance(100, true);
+        a.awaitListener();
+        a.writeAndFinish(claim(5));
+        assertThat(a.writeAndFinish(claim(6))).isInstanceOf(FenceDecision.Admitted.class);
+        int afterRaising = a.trips.get();
+        FenceClaim slow = claim(6);
+        assertThat(a.write(slow)).isInstanceOf(FenceDecision.Admitted.class); // from the hold, still on its way
+        assertThat(a.trips.get()).isEqualTo(afterRaising);
+
+        assertThat(b.write(claim(7))).isInstanceOf(FenceDecision.Draining.class);
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                assertThat(a.writeAndFinish(claim(6))).isInstanceOf(FenceDecision.Stale.class));
+
+        a.finish(slow);
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            a.fences.reconcile();
+            assertThat(b.write(claim(7))).isInstanceOf(FenceDecision.Admitted.class);
+        });
+    }
+
+    @Test
     void aRaiseWaitingOnThisInstancesOwnLowerWriteEndsTheHold() throws Exception {
         FenceInstance a = instance(100, true);
         a.holdAt(claim(5));
