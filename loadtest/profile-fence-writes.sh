@@ -112,14 +112,8 @@ thread_cpu() {
       "$(awk -v hz="$hz" '{ sub(/^.*\) /, ""); print $12 * 1000 / hz, $13 * 1000 / hz }' "$task/stat")"
   done | awk '{ u[$1] += $2; s[$1] += $3 } END { for (g in u) print g, u[g], s[g] }'
 }
-# Held admissions, then the fence-check timer's count and seconds, summed over decisions.
-fence_metrics() {
-  curl -fs "http://127.0.0.1:$admin_port/metrics" | awk '
-    /^fencegate_fence_held_admissions_total/ { held += $2 }
-    /^fencegate_fence_check_seconds_count/ { n += $2 }
-    /^fencegate_fence_check_seconds_sum/ { s += $2 }
-    END { print held + 0, n + 0, s + 0 }'
-}
+source loadtest/lib/fence-metrics.sh
+fence_metrics() { fence_metrics_at "$admin_port"; }
 settled_counters() {
   sleep 11  # PostgreSQL 15 publishes transaction and WAL counts up to ten seconds late
   sql "SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = 'test'), wal_records, wal_sync, wal_bytes,

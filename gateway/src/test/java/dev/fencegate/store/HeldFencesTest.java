@@ -93,16 +93,7 @@ class HeldFencesTest {
         FenceClaim slow = claim(5);
         assertThat(a.write(slow)).isInstanceOf(FenceDecision.Admitted.class); // still on its way to the store
 
-        // B's raise waits behind A's registration, and tells A.
-        assertThat(b.write(claim(6))).isInstanceOf(FenceDecision.Draining.class);
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-                assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class));
-
-        a.finish(slow);
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-            a.fences.reconcile();
-            assertThat(b.write(claim(6))).isInstanceOf(FenceDecision.Admitted.class);
-        });
+        raiseWaitsForTheHoldersWriteAndEndsItsHold(a, slow, b, 6);
         assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class);
     }
 
@@ -136,15 +127,7 @@ class HeldFencesTest {
         assertThat(a.write(slow)).isInstanceOf(FenceDecision.Admitted.class); // from the hold, still on its way
         assertThat(a.trips.get()).isEqualTo(afterRaising);
 
-        assertThat(b.write(claim(7))).isInstanceOf(FenceDecision.Draining.class);
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-                assertThat(a.writeAndFinish(claim(6))).isInstanceOf(FenceDecision.Stale.class));
-
-        a.finish(slow);
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-            a.fences.reconcile();
-            assertThat(b.write(claim(7))).isInstanceOf(FenceDecision.Admitted.class);
-        });
+        raiseWaitsForTheHoldersWriteAndEndsItsHold(a, slow, b, 7);
     }
 
     @Test
@@ -364,6 +347,23 @@ class HeldFencesTest {
 
         assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class);
         assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class);
+    }
+
+    /**
+     * The raiser's raise waits behind the holder's registration and tells the holder, whose writes at
+     * {@code slow}'s token are stale from then on; once {@code slow} is done, the raise goes ahead.
+     */
+    private void raiseWaitsForTheHoldersWriteAndEndsItsHold(FenceInstance holder, FenceClaim slow, FenceInstance raiser,
+                                                             long raisedTo) throws Exception {
+        assertThat(raiser.write(claim(raisedTo))).isInstanceOf(FenceDecision.Draining.class);
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                assertThat(holder.writeAndFinish(claim(slow.token().value()))).isInstanceOf(FenceDecision.Stale.class));
+
+        holder.finish(slow);
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            holder.fences.reconcile();
+            assertThat(raiser.write(claim(raisedTo))).isInstanceOf(FenceDecision.Admitted.class);
+        });
     }
 
     private FenceClaim claim(long token) {

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Two gateway builds at the same time, each under the same fixed-rate load, so the noise of a shared
+# machine hits both alike: for each round, each gateway's CPU per write (from /proc), the share of
+# writes admitted at a held fence, and the fence check's mean, from its admin port. One do-nothing
+# store serves both; each gateway has a database of its own on the PostgreSQL at DB_HOST:DB_PORT,
+# created for the run and dropped after it.
+#   loadtest/side-by-side.sh A.jar B.jar [workload ...]    (default: mixed)
+# Environment: RATE (writes/s offered to each gateway, 1500; 0 saturates both at once), ROUND (seconds, 20), ROUNDS (4),
+# PRIME (seconds of saturation before the first round, both at once, 25; 5 before each later one), CONNECTIONS (per gateway, 32),
+# PORT_BASE (19680: store, then gateway and admin port of A, then of B), DB_HOST (127.0.0.1), DB_PORT (5432).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+[[ $# -ge 2 && -f $1 && -f $2 ]] || { echo "usage: $0 A.jar B.jar [workload ...]" >&2; exit 2; }
+jars=("$1" "$2")
+shift 2
+workloads=("$@")
+[[ ${#workloads[@]} -gt 0 ]] || workloads=(mixed)
+rate=${RATE:-1500} round=${ROUND:-20} rounds=${ROUNDS:-4} prime=${PRIME:-25} connections=${CONNECTIONS:-32}
+port_base=${PORT_BASE:-19680} db_host=${DB_HOST:-127.0.0.1} db_port=${DB_PORT:-5432}
+store_port=$port_base
+loadtest_jar=loadtest/target/fencegate-loadtest.jar
+store_jar=demo/target/fencegate-demo.jar
+[[ -f $loadtest_jar && -f $store_jar ]] || ./mvnw -q -DskipTests package
+
+for port in $(seq "$port_base" $((port_base + 4))); do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    echo "port $port is in use: choose others with PORT_BASE" >&2
+    exit 1
+  fi
+done
+
+databases=(fencegate_side_a fencegate_side_b)
+sql() { psql -qAtX -h "$db_host" -p "$db_port" -U postgres -d postgres -c "$1"; }
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  for db in "${databases[@]}"; do sql "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true; done
+}
+trap cleanup EXIT
+out=$(mktemp -d /tmp/fencegate-side.XXXXXX)
+
+java -jar "$store_jar" store --listen "127.0.0.1:$store_port" --discard >"$out/store.log" 2>&1 &
+pids+=($!)
+gateways=()
+for i in 0 1; do
+  sql "DROP DATABASE IF EXISTS ${databases[$i]}" >/dev/null 2>&1
+  sql "CREATE DATABASE ${databases[$i]}" >/dev/null
+  java -Xmx256m -jar "${jars[$i]}" serve --listen "127.0.0.1:$((port_base + 1 + 2 * i))" \
+    --admin-listen "127.0.0.1:$((port_base + 2 + 2 * i))" --upstream "http://127.0.0.1:$store_port" \
+    --db-url "jdbc:postgresql://$db_host:$db_port/${databases[$i]}" --db-user postgres --access-log off >"$out/gateway-$i.log" 2>&1 &
+  gateways+=($!)
+  pids+=($!)
+done
+for i in 0 1; do
+  for _ in $(seq 1 240); do
+    curl -fs "http://127.0.0.1:$((port_base + 2 + 2 * i))/readyz" >/dev/null 2>&1 && break
+    sleep 0.5
+  done
+  curl -fs "http://127.0.0.1:$((port_base + 2 + 2 * i))/readyz" >/dev/null || { echo "gateway ${jars[$i]} not ready: $out/gateway-$i.log" >&2; exit 1; }
+done
+
+cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) * 1000 / hz }' "/proc/$1/stat"; }
+source loadtest/lib/fence-metrics.sh
+fence_metrics() { fence_metrics_at "$((port_base + 2 + 2 * $1))"; }  # gateway index
+load() {  # gateway-index workload prefix extra-args...
+  java -jar "$loadtest_jar" run --url "http://127.0.0.1:$((port_base + 1 + 2 * $1))" --workload "$2" --prefix "$3" \
+    --connections "$connections" --warmup 1 "${@:4}"
+}
+
+echo "A = ${jars[0]}, B = ${jars[1]}; $rate writes/s offered to each, $round s a round"
+# Both at saturation at once, unmeasured: the JIT compiles the path, and for same-token and mixed the
+# round's token base is taken (every round starts from one, since each load run starts its own token book).
+prime_both() {  # workload seconds
+  local loaders=() i
+  for i in 0 1; do load "$i" "$1" "/side/$workload" --mode SATURATE --duration "$2" "${tokens[@]}" >/dev/null & loaders+=($!); done
+  wait "${loaders[@]}" || true
+}
+for workload in "${workloads[@]}"; do
+  tokens=()
+  prime_as=$workload
+  case $workload in same-token|mixed) prime_as=same-token ;; esac
+  echo "== $workload"
+  for r in $(seq 1 "$rounds"); do
+    case $workload in same-token|mixed) tokens=(--token-base "$(( $(date +%s%N) / 1000 ))") ;; esac
+    prime_both "$prime_as" "$([[ $r == 1 ]] && echo "$prime" || echo 5)"
+    declare -a before=() metrics=()
+    for i in 0 1; do before[$i]=$(cpu_ms "${gateways[$i]}"); metrics[$i]=$(fence_metrics "$i"); done
+    loaders=()
+    for i in 0 1; do
+      load "$i" "$workload" "/side/$workload" --mode FIXED --rate "$rate" --duration "$round" "${tokens[@]}" >"$out/$r-$i.json" &
+      loaders+=($!)
+    done
+    wait "${loaders[@]}" || true
+    line="  round $r:"
+    for i in 0 1; do
+      read -r held checks seconds < <(fence_metrics "$i")
+      line+=$(python3 - "$out/$r-$i.json" "${before[$i]}" "$(cpu_ms "${gateways[$i]}")" ${metrics[$i]} "$held" "$checks" "$seconds" "$([[ $i == 0 ]] && echo A || echo B)" <<'PY'
+import json, sys
+f, cpu0, cpu1, held0, checks0, sec0, held1, checks1, sec1, name = sys.argv[1:]
+d = json.load(open(f))
+writes = d["counts"]["answered"] + d["counts"]["warmupAnswered"]
+checks = float(checks1) - float(checks0)
+print(f" {name} {(float(cpu1) - float(cpu0)) * 1000 / max(1, writes):.1f} us/write, {d['throughput']:.0f} req/s,"
+      f" {100 * (float(held1) - float(held0)) / max(1, writes):.1f}% held, fence check {1000 * (float(sec1) - float(sec0)) / max(1, checks):.2f} ms;", end="")
+PY
+)
+    done
+    echo "$line"
+  done
+done
