@@ -9,11 +9,11 @@
 # PRIME (seconds of saturation before the first round, both at once, 25; 5 before each later one), CONNECTIONS (per gateway, 32),
 # PORT_BASE (19680: store, then gateway and admin port of A, then of B), DB_HOST (127.0.0.1), DB_PORT (5432).
 set -euo pipefail
-cd "$(dirname "$0")/.."
 
 [[ $# -ge 2 && -f $1 && -f $2 ]] || { echo "usage: $0 A.jar B.jar [workload ...]" >&2; exit 2; }
-jars=("$1" "$2")
+jars=("$(realpath "$1")" "$(realpath "$2")")
 shift 2
+cd "$(dirname "$0")/.."
 workloads=("$@")
 [[ ${#workloads[@]} -gt 0 ]] || workloads=(mixed)
 rate=${RATE:-1500} round=${ROUND:-20} rounds=${ROUNDS:-4} prime=${PRIME:-25} connections=${CONNECTIONS:-32}
@@ -69,7 +69,7 @@ load() {  # gateway-index workload prefix extra-args...
     --connections "$connections" --warmup 1 "${@:4}"
 }
 
-echo "A = ${jars[0]}, B = ${jars[1]}; $rate writes/s offered to each, $round s a round"
+echo "A = ${jars[0]}, B = ${jars[1]}; $rate writes/s offered to each, $round s a round; logs in $out"
 # Both at saturation at once, unmeasured: the JIT compiles the path, and for same-token and mixed the
 # round's token base is taken (every round starts from one, since each load run starts its own token book).
 prime_both() {  # workload seconds
