@@ -230,8 +230,9 @@ public final class InstanceFences {
     }
 
     /**
-     * A raise of {@code resource} to {@code token}, made or heard here, by any path: no fence of
-     * it is held any longer, and writes below {@code token} not yet fully sent are not sent.
+     * A raise of {@code resource} to {@code token} made here other than by a write (the admin
+     * port, the regression guard; a write's raise is settled with its batch, see {@link #settle}):
+     * no fence of it is held any longer, and writes below {@code token} not yet fully sent are not sent.
      */
     public void raised(ResourceKey resource, long token) {
         synchronized (lock) {
