@@ -19,15 +19,15 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
- * Runs fence admissions on a bounded set of threads, never on an event loop, and always
- * completes with a decision: a store that cannot answer in time yields
- * {@link FenceDecision.Unavailable}, so an unchecked write never passes. Claims waiting in the
- * queue are judged together, one store round trip per batch, and batches take turns: one starts
- * while another runs only once that one has run longer than a bound, so at saturation the claims
- * that arrive during a batch make the next one (bigger batches cost the store and this process
- * less per claim) while a slow or stuck batch never holds the others back for longer than the
- * bound. A claim that must wait for lower-token writes still in flight is retried, without
- * holding a thread, until they are done or the drain bound passes. A claim at a fence this instance holds is answered at once, on the
+ * Runs fence admissions on a bounded set of threads, never on an event loop, and always completes
+ * with a decision: a store that cannot answer in time yields {@link FenceDecision.Unavailable}, so
+ * an unchecked write never passes. Claims waiting in the queue are judged together, one store
+ * round trip per batch, and batches take turns: one starts while another runs only once that one
+ * has run longer than a bound, so at saturation the claims that arrive during a batch make the
+ * next one (bigger batches cost the store and this process less per claim) while a slow or stuck
+ * batch never holds the others back for longer than the bound. A claim that must wait for
+ * lower-token writes still in flight is retried, without holding a thread, until they are done or
+ * the drain bound passes. A claim at a fence this instance holds is answered at once, on the
  * caller's thread, without a store trip.
  */
 public final class FenceChecker implements AutoCloseable {
