@@ -87,9 +87,10 @@ final class CompareRunner {
             }
             meter.finish();
             if (!settings.countCommits()) {
-                notes.add("Commits per write were not counted: --quick does not wait for PostgreSQL's late statistics.");
+                notes.add("Transactions per write were not counted: --quick does not wait for PostgreSQL's late statistics"
+                        + " (durable commits per write are the gateway's own count, read at once).");
             } else if (!meter.countsCommits()) {
-                notes.add("PostgreSQL statistics were not readable at " + settings.dbUrl() + ": commits per write are missing.");
+                notes.add("PostgreSQL statistics were not readable at " + settings.dbUrl() + ": transactions per write are missing.");
             }
             Background background = meter.background().orElse(null);
             String title = settings.reads() || settings.workload() == Workload.SAME_TOKEN ? "Fencegate comparison"
@@ -129,7 +130,7 @@ final class CompareRunner {
             measurement = LoadGenerator.run(load, books.computeIfAbsent(target.id(), id -> TokenBook.of(load)));
         } catch (IllegalStateException e) {
             throw new CompareException(target.name() + ": " + e.getMessage()
-                    + target.gateway().map(g -> "\n" + g.obituary()).orElse(""), e);
+                    + target.gateway().map(g -> "\n" + g.process().obituary()).orElse(""), e);
         }
         GatewayCost cost = before == null ? null : meter.after(before, measurement.answeredIncludingWarmup());
         series.add(target.name(), step.offeredRate(), measurement.latencyMicros());

@@ -4,12 +4,14 @@ import dev.fencegate.loadtest.report.Background;
 import dev.fencegate.loadtest.report.GatewayCost;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
- * Samples a gateway's CPU and memory and PostgreSQL's CPU around each gateway run. Commits are
- * counted between settled readings: the reading taken before one gateway run closes the
- * previous one, since no other target writes the database in between. The stretch before the
- * first gateway run, with the gateways idle, measures the background.
+ * Samples a gateway's CPU and memory, its own count of durable fence commits, and PostgreSQL's
+ * CPU around each gateway run. The database's transactions are counted between settled readings:
+ * the reading taken before one gateway run closes the previous one, since no other target writes
+ * the database in between. The stretch before the first gateway run, with the gateways idle,
+ * measures the background.
  */
 final class GatewayMeter implements AutoCloseable {
     /** Hears a run's commit count and the seconds it was counted over. */
@@ -20,8 +22,8 @@ final class GatewayMeter implements AutoCloseable {
     private record Reading(long commits, long atNanos, Map<Long, Double> postgresCpuMillis) {
     }
 
-    record Before(ManagedProcess gateway, long atNanos, double gatewayCpuMillis, long rssKb,
-                  Map<Long, Double> postgresCpuMillis) {
+    record Before(RunningGateway gateway, long atNanos, double gatewayCpuMillis, long rssKb,
+                  Map<Long, Double> postgresCpuMillis, OptionalLong fenceCommits) {
     }
 
     private final ProcStats proc = ProcStats.load();
@@ -49,23 +51,28 @@ final class GatewayMeter implements AutoCloseable {
         baselineStart = settledReading();
     }
 
-    Before before(ManagedProcess gateway, CommitSink commitsOfRun) throws InterruptedException {
+    Before before(RunningGateway gateway, CommitSink commitsOfRun) throws InterruptedException {
         Reading reading = settledReading();
         closeBaseline(reading);
         closeOpenRun(reading);
         open = reading;
         openRun = commitsOfRun;
-        return new Before(gateway, System.nanoTime(), proc.cpuMillis(gateway.pid()), proc.rssKb(gateway.pid()),
-                proc.postgresCpuMillis());
+        long pid = gateway.process().pid();
+        OptionalLong fenceCommits = gateway.fenceCommits().commits();
+        return new Before(gateway, System.nanoTime(), proc.cpuMillis(pid), proc.rssKb(pid), proc.postgresCpuMillis(),
+                fenceCommits);
     }
 
-    GatewayCost after(Before before, long writes) {
+    GatewayCost after(Before before, long writes) throws InterruptedException {
         quietSinceNanos = System.nanoTime();
-        long pid = before.gateway().pid();
-        return new GatewayCost(writes, (quietSinceNanos - before.atNanos()) / 1e9,
-                proc.cpuMillis(pid) - before.gatewayCpuMillis(),
-                ProcStats.cpuBetween(before.postgresCpuMillis(), proc.postgresCpuMillis()), null, null,
-                before.rssKb(), proc.rssKb(pid));
+        long pid = before.gateway().process().pid();
+        double gatewayCpuMillis = proc.cpuMillis(pid) - before.gatewayCpuMillis();
+        double postgresCpuMillis = ProcStats.cpuBetween(before.postgresCpuMillis(), proc.postgresCpuMillis());
+        OptionalLong fenceCommits = before.gateway().fenceCommits().commits();
+        Long fenceCommitsOfRun = before.fenceCommits().isPresent() && fenceCommits.isPresent()
+                ? fenceCommits.getAsLong() - before.fenceCommits().getAsLong() : null;
+        return new GatewayCost(writes, (quietSinceNanos - before.atNanos()) / 1e9, gatewayCpuMillis, postgresCpuMillis,
+                null, null, fenceCommitsOfRun, before.rssKb(), proc.rssKb(pid));
     }
 
     /** Takes the last settled reading, so the last gateway run gets its commits too. */

@@ -36,7 +36,7 @@ final class PgCommitCounter implements AutoCloseable {
             connection.setAutoCommit(true);
             return Optional.of(new PgCommitCounter(connection, connection.getCatalog()));
         } catch (SQLException e) {
-            System.err.println("commits per write will be missing: cannot connect to " + url + " as " + user
+            System.err.println("transactions per write will be missing: cannot connect to " + url + " as " + user
                     + ": " + e.getMessage());
             return Optional.empty();
         }

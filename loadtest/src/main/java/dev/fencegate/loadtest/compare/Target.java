@@ -3,8 +3,8 @@ package dev.fencegate.loadtest.compare;
 import java.net.URI;
 import java.util.Optional;
 
-/** One thing the comparison sends load to; a gateway target carries its process for sampling. */
-record Target(String id, String store, Route route, URI url, Optional<ManagedProcess> gateway) {
+/** One thing the comparison sends load to; a gateway target carries its gateway for sampling. */
+record Target(String id, String store, Route route, URI url, Optional<RunningGateway> gateway) {
 
     String name() {
         return store + " " + route.label();

@@ -103,7 +103,8 @@ final class TargetStack implements AutoCloseable {
             String id = id(store.name());
             targets.add(new Target(id + "-direct", store.name(), Route.DIRECT, local(store.port(), ""), Optional.empty()));
             targets.add(new Target(id + "-gateway", store.name(), Route.GATEWAY, local(gateway.port(), ""),
-                    Optional.of(gateway.process())));
+                    Optional.of(new RunningGateway(gateway.process(),
+                            new FenceCommitCounter(local(gateway.adminPort(), "/metrics"))))));
             proxy.ifPresent(p -> targets.add(new Target(id + "-nginx", store.name(), Route.NGINX,
                     local(proxyPorts.get(store.name()), ""), Optional.empty())));
         }

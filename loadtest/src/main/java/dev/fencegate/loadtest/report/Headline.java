@@ -7,11 +7,13 @@ import java.util.Optional;
 
 /**
  * The figures a workload is judged by, one row per store: the gateway's saturation throughput
- * against the nginx proxy's, what a write costs the gateway and PostgreSQL, and p99 at the fixed
+ * against the nginx proxy's, what a write costs the gateway and PostgreSQL (CPU, durable commits by
+ * the gateway's count, transactions by the database's), and p99 at the fixed
  * rate nearest half the store's slowest saturation throughput. Null where a figure is missing.
  */
 public record Headline(String store, double gatewayThroughput, Double ratioToNginx, Double gatewayCpuMicros,
-                       Double postgresCpuMicros, Double commitsPerWrite, Double halfSaturationRate,
+                       Double postgresCpuMicros, Double durableCommitsPerWrite, Double transactionsPerWrite,
+                       Double halfSaturationRate,
                        Double gatewayP99Ms, Double nginxP99Ms) {
 
     static final String GATEWAY = "via gateway";
@@ -37,7 +39,8 @@ public record Headline(String store, double gatewayThroughput, Double ratioToNgi
                 nginx.map(n -> Math.round(throughput / n.saturation().medianThroughput() * 1000) / 1000.0).orElse(null),
                 cost == null ? null : cost.gatewayCpuMicros(),
                 cost == null ? null : Objects.requireNonNullElse(cost.postgresCpuMicrosNet(), cost.postgresCpuMicros()),
-                cost == null ? null : cost.commitsNet() != null ? cost.commitsNet() : cost.commits(),
+                cost == null ? null : cost.durableCommits(),
+                cost == null ? null : cost.transactionsNet() != null ? cost.transactionsNet() : cost.transactions(),
                 half.orElse(null), half.flatMap(rate -> p99At(gateway, rate)).orElse(null),
                 half.flatMap(rate -> nginx.flatMap(n -> p99At(n, rate))).orElse(null));
     }

@@ -63,10 +63,14 @@ public final class Summaries {
         Double perWrite = countedWrites == 0 ? null : round3(commits / (double) countedWrites);
         Double net = countedWrites == 0 || background == null || background.commitsPerSecond() == null ? null
                 : round3((commits - background.commitsPerSecond() * commitSeconds) / countedWrites);
+        List<GatewayCost> durable = costs.stream().filter(cost -> cost.fenceCommits() != null).toList();
+        long durableWrites = durable.stream().mapToLong(GatewayCost::writes).sum();
+        Double durablePerWrite = durableWrites == 0 ? null
+                : round3(durable.stream().mapToLong(GatewayCost::fenceCommits).sum() / (double) durableWrites);
         long maxRssKb = costs.stream().mapToLong(GatewayCost::gatewayRssKbAfter).max().orElse(0);
         return new TargetSummary.CostPerWrite(
                 round3(costs.stream().mapToDouble(GatewayCost::gatewayCpuMillis).sum() * 1000 / writes),
-                round3(postgresMillis * 1000 / writes), postgresNet, perWrite, net,
+                round3(postgresMillis * 1000 / writes), postgresNet, perWrite, net, durablePerWrite,
                 Math.round(maxRssKb / 1024.0 * 10) / 10.0);
     }
 

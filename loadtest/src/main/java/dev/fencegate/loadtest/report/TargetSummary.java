@@ -17,10 +17,13 @@ public record TargetSummary(String target, String store, String route, Saturatio
 
     /**
      * Null for targets without a gateway. PostgreSQL figures are server- and database-wide; the
-     * net ones subtract the background rate. Commit figures are null when PostgreSQL was not
-     * readable, net figures when no background was measured.
+     * net ones subtract the background rate. Transactions ({@code xact_commit}) count read-only
+     * ones too and are null when PostgreSQL was not readable, net figures when no background was
+     * measured. Durable commits are the gateway's own count of fence-check commits, each of which
+     * wrote and waited for the WAL; null when no run's count could be read.
      */
     public record CostPerWrite(double gatewayCpuMicros, double postgresCpuMicros, Double postgresCpuMicrosNet,
-                               Double commits, Double commitsNet, double maxGatewayRssMiB) {
+                               Double transactions, Double transactionsNet, Double durableCommits,
+                               double maxGatewayRssMiB) {
     }
 }

@@ -23,8 +23,8 @@ class MarkdownReportTest {
                 "| discard direct | 93,412 | 91,000 to 95,000 | 0.311 | 4.20 | 0 |",
                 "| discard via gateway | 20,123 | 19,500 to 20,400 | 1.50 | 12.5 | 3 |",
                 "| discard via gateway | 15,000 | 15,000 | 2.20 | 4.40 | 48.9 | 97.8 | 147 | 0 |",
-                "| discard via gateway | 41.5 | 38.25 (35.5) | 1.04 (1) | 187.5 |");
-        assertThat(md).contains("net of the background measured over 6.5 s while no gateway ran: 2 commits/s, 15.25 ms");
+                "| discard via gateway | 41.5 | 38.25 (35.5) | 0.125 | 1.04 (1) | 187.5 |");
+        assertThat(md).contains("net of the background measured over 6.5 s while no gateway ran: 2 transactions/s, 15.25 ms");
         assertThat(md).contains("![p50 and p99 latency against offered rate](latency.svg)");
         assertThat(md).contains("- machine: 2 cores");
     }
@@ -34,9 +34,9 @@ class MarkdownReportTest {
         String md = MarkdownReport.render(ReportFixture.withNginx());
 
         // Slowest saturation of the store is the gateway's 20,123 req/s: half is nearest the 10,000 req/s runs.
-        assertThat(md.lines()).contains("| discard | 20,123 | 0.5 | 41.5 | 35.5 | 1 | 10,000 | 5.67 | 0.950 |");
+        assertThat(md.lines()).contains("| discard | 20,123 | 0.5 | 41.5 | 35.5 | 0.125 | 1 | 10,000 | 5.67 | 0.950 |");
         assertThat(MarkdownReport.render(ReportFixture.report()).lines())
-                .contains("| discard | 20,123 | n/a | 41.5 | 35.5 | 1 | 10,000 | 5.67 | n/a |");
+                .contains("| discard | 20,123 | n/a | 41.5 | 35.5 | 0.125 | 1 | 10,000 | 5.67 | n/a |");
     }
 
     @Test

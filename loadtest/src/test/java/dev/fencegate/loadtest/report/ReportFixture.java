@@ -19,7 +19,7 @@ final class ReportFixture {
         TargetSummary gateway = new TargetSummary("discard via gateway", "discard", "via gateway",
                 new TargetSummary.Saturation(20_123, 19_500, 20_400, latency(1.5, 12.5), 3),
                 List.of(point(5_000, 0.912, 2.34), point(10_000, 1.07, 5.67), point(15_000, 2.2, 48.9)),
-                new TargetSummary.CostPerWrite(41.5, 38.25, 35.5, 1.04, 1.0, 187.5));
+                new TargetSummary.CostPerWrite(41.5, 38.25, 35.5, 1.04, 1.0, 0.125, 187.5));
         Map<String, String> setup = new LinkedHashMap<>();
         setup.put("machine", "2 cores");
         setup.put("load", "PUT, 4096-byte bodies");

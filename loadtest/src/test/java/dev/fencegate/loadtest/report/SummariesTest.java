@@ -10,8 +10,8 @@ class SummariesTest {
     @Test
     void cost_per_write_adds_up_all_runs_and_subtracts_the_background_for_the_net_figures() {
         List<GatewayCost> costs = List.of(
-                new GatewayCost(10_000, 5, 400, 300, 10_100L, 20.0, 100_000, 180_000),
-                new GatewayCost(30_000, 5, 1_200, 900, 30_100L, 20.0, 180_000, 190_000));
+                new GatewayCost(10_000, 5, 400, 300, 10_100L, 20.0, 1_000L, 100_000, 180_000),
+                new GatewayCost(30_000, 5, 1_200, 900, 30_100L, 20.0, 4_000L, 180_000, 190_000));
         Background background = new Background(7, 5.0, 10);
 
         TargetSummary.CostPerWrite cost = Summaries.costPerWrite(costs, background);
@@ -19,20 +19,31 @@ class SummariesTest {
         assertThat(cost.gatewayCpuMicros()).isEqualTo(40.0);
         assertThat(cost.postgresCpuMicros()).isEqualTo(30.0);
         assertThat(cost.postgresCpuMicrosNet()).isEqualTo((1_200 - 100) * 1000 / 40_000.0);
-        assertThat(cost.commits()).isEqualTo(1.005);
-        assertThat(cost.commitsNet()).isEqualTo(1.0);
+        assertThat(cost.transactions()).isEqualTo(1.005);
+        assertThat(cost.transactionsNet()).isEqualTo(1.0);
+        assertThat(cost.durableCommits()).isEqualTo(0.125);
         assertThat(cost.maxGatewayRssMiB()).isEqualTo(185.5);
     }
 
     @Test
     void without_readable_commits_or_background_those_figures_are_missing_not_zero() {
-        List<GatewayCost> costs = List.of(new GatewayCost(1_000, 5, 40, 30, null, null, 1, 1));
+        List<GatewayCost> costs = List.of(new GatewayCost(1_000, 5, 40, 30, null, null, null, 1, 1));
 
         TargetSummary.CostPerWrite cost = Summaries.costPerWrite(costs, null);
 
-        assertThat(cost.commits()).isNull();
-        assertThat(cost.commitsNet()).isNull();
+        assertThat(cost.transactions()).isNull();
+        assertThat(cost.transactionsNet()).isNull();
+        assertThat(cost.durableCommits()).isNull();
         assertThat(cost.postgresCpuMicrosNet()).isNull();
+    }
+
+    @Test
+    void durable_commits_per_write_count_only_the_runs_whose_gateway_count_was_read() {
+        List<GatewayCost> costs = List.of(
+                new GatewayCost(1_000, 5, 40, 30, null, null, 300L, 1, 1),
+                new GatewayCost(9_000, 5, 40, 30, null, null, null, 1, 1));
+
+        assertThat(Summaries.costPerWrite(costs, null).durableCommits()).isEqualTo(0.3);
     }
 
     @Test
