@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Two gateway builds at the same time, each under the same fixed-rate load, so the noise of a shared
-# machine hits both alike: for each round, each gateway's CPU per write (from /proc), the share of
-# writes admitted at a held fence, and the fence check's mean, from its admin port. One do-nothing
-# store serves both; each gateway has a database of its own on the PostgreSQL at DB_HOST:DB_PORT,
-# created for the run and dropped after it.
+# machine hits both alike: for each round, each gateway's CPU per write and that of the PostgreSQL
+# backends serving its database (from /proc; the title names the database, after the cluster name if
+# one is set), the share of writes admitted at a held fence, and the fence check's mean, from its
+# admin port. One do-nothing store serves both; each gateway has a database of its own on the
+# PostgreSQL at DB_HOST:DB_PORT, created for the run and dropped after it.
 #   loadtest/side-by-side.sh A.jar B.jar [workload ...]    (default: mixed)
 # Environment: RATE (writes/s offered to each gateway, 1500; 0 saturates both at once), ROUND (seconds, 20), ROUNDS (4),
 # PRIME (seconds of saturation before the first round, both at once, 25; 5 before each later one), CONNECTIONS (per gateway, 32),
@@ -62,6 +63,14 @@ for i in 0 1; do
 done
 
 cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) * 1000 / hz }' "/proc/$1/stat"; }
+# CPU of the PostgreSQL backends serving one database, ms (a local server; a backend that exited meanwhile is left out).
+db_cpu_ms() {
+  local pid total=0
+  for pid in $(ps -eo pid=,args= | awk -v db="$1" '$2 == "postgres:" && ($4 == db || $5 == db) { print $1 }'); do
+    [[ -r /proc/$pid/stat ]] && total=$(awk -v t="$total" -v hz="$(getconf CLK_TCK)" '{ print t + ($14 + $15) * 1000 / hz }' "/proc/$pid/stat")
+  done
+  echo "$total"
+}
 source loadtest/lib/fence-metrics.sh
 fence_metrics() { fence_metrics_at "$((port_base + 2 + 2 * $1))"; }  # gateway index
 load() {  # gateway-index workload prefix extra-args...
@@ -86,7 +95,8 @@ for workload in "${workloads[@]}"; do
     case $workload in same-token|mixed) tokens=(--token-base "$(( $(date +%s%N) / 1000 ))") ;; esac
     prime_both "$prime_as" "$([[ $r == 1 ]] && echo "$prime" || echo 5)"
     declare -a before=() metrics=()
-    for i in 0 1; do before[$i]=$(cpu_ms "${gateways[$i]}"); metrics[$i]=$(fence_metrics "$i"); done
+    declare -a pg_before=()
+    for i in 0 1; do before[$i]=$(cpu_ms "${gateways[$i]}"); pg_before[$i]=$(db_cpu_ms "${databases[$i]}"); metrics[$i]=$(fence_metrics "$i"); done
     loaders=()
     for i in 0 1; do
       load "$i" "$workload" "/side/$workload" --mode FIXED --rate "$rate" --duration "$round" "${tokens[@]}" >"$out/$r-$i.json" &
@@ -96,13 +106,15 @@ for workload in "${workloads[@]}"; do
     line="  round $r:"
     for i in 0 1; do
       read -r held checks seconds < <(fence_metrics "$i")
-      line+=$(python3 - "$out/$r-$i.json" "${before[$i]}" "$(cpu_ms "${gateways[$i]}")" ${metrics[$i]} "$held" "$checks" "$seconds" "$([[ $i == 0 ]] && echo A || echo B)" <<'PY'
+      line+=$(python3 - "$out/$r-$i.json" "${before[$i]}" "$(cpu_ms "${gateways[$i]}")" "${pg_before[$i]}" "$(db_cpu_ms "${databases[$i]}")" \
+        ${metrics[$i]} "$held" "$checks" "$seconds" "$([[ $i == 0 ]] && echo A || echo B)" <<'PY'
 import json, sys
-f, cpu0, cpu1, held0, checks0, sec0, held1, checks1, sec1, name = sys.argv[1:]
+f, cpu0, cpu1, pg0, pg1, held0, checks0, sec0, held1, checks1, sec1, name = sys.argv[1:]
 d = json.load(open(f))
 writes = d["counts"]["answered"] + d["counts"]["warmupAnswered"]
 checks = float(checks1) - float(checks0)
-print(f" {name} {(float(cpu1) - float(cpu0)) * 1000 / max(1, writes):.1f} us/write, {d['throughput']:.0f} req/s,"
+print(f" {name} {(float(cpu1) - float(cpu0)) * 1000 / max(1, writes):.1f} us/write"
+      f" (PostgreSQL {(float(pg1) - float(pg0)) * 1000 / max(1, writes):.1f}), {d['throughput']:.0f} req/s,"
       f" {100 * (float(held1) - float(held0)) / max(1, writes):.1f}% held, fence check {1000 * (float(sec1) - float(sec0)) / max(1, checks):.2f} ms;", end="")
 PY
 )
