@@ -16,15 +16,17 @@ public final class BatchRegistration {
     private final InstanceFences fences;
     private final List<FenceClaim> claims;
     private final Map<ResourceKey, Long> minTokens;
+    private final boolean rowsUnknown;
     private final List<InstanceFences.Covered> coveredBefore;
     private final long startedNanos;
     private List<InstanceFences.Covered> covered;
 
-    BatchRegistration(InstanceFences fences, List<FenceClaim> claims, Map<ResourceKey, Long> minTokens,
+    BatchRegistration(InstanceFences fences, List<FenceClaim> claims, Map<ResourceKey, Long> minTokens, boolean rowsUnknown,
                       List<InstanceFences.Covered> coveredBefore, long startedNanos) {
         this.fences = fences;
         this.claims = claims;
         this.minTokens = minTokens;
+        this.rowsUnknown = rowsUnknown;
         this.coveredBefore = coveredBefore;
         this.startedNanos = startedNanos;
     }
@@ -32,6 +34,16 @@ public final class BatchRegistration {
     /** The lowest token to register per resource, in resource order; empty when every claim is covered. */
     public Map<ResourceKey, Long> minTokens() {
         return minTokens;
+    }
+
+    /**
+     * Whether this instance knows of no row of its own for any resource to register (it holds no
+     * lease on them, not even one it stopped trusting), so a store may insert the rows rather than
+     * upsert them. A hint, not a promise: a row whose withdrawal has not committed, or failed, may
+     * still be there, and the store must then write the rows as it would otherwise.
+     */
+    public boolean rowsUnknown() {
+        return rowsUnknown;
     }
 
     /** How long from the commit's start the rows must last. */

@@ -135,11 +135,13 @@ public final class InstanceFences {
         long now = now();
         Map<ResourceKey, Long> needed = new TreeMap<>(Comparator.comparing(ResourceKey::value));
         List<Covered> before = new ArrayList<>(claims.size());
+        boolean rowsUnknown = true;
         synchronized (lock) {
             for (FenceClaim claim : claims) {
                 Lease lease = leases.get(claim.resource());
                 if (lease == null || !lease.covers(claim.token().value()) || lease.sendByNanos() - now <= timing.minSendNanos()) {
                     needed.merge(claim.resource(), claim.token().value(), Math::min);
+                    rowsUnknown &= lease == null;
                 }
             }
             boolean holding = listenerFresh(now);
@@ -150,7 +152,7 @@ public final class InstanceFences {
                 before.add(covered ? new Covered(lease, slot) : null);
             }
         }
-        return new BatchRegistration(this, claims, needed, before, now);
+        return new BatchRegistration(this, claims, needed, rowsUnknown, before, now);
     }
 
     /**

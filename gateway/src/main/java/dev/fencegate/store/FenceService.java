@@ -96,6 +96,10 @@ public final class FenceService implements AutoCloseable {
         FunctionCounter.builder("fencegate.fence.commits", store, PostgresFenceStore::commits)
                 .description("Commits made by fence checks: a batch's registrations and raises share one")
                 .register(registry);
+        FunctionCounter.builder("fencegate.fence.batches.upserted.again", store, PostgresFenceStore::upsertedAgain)
+                .description("Fence-check batches judged a second time, with upserts, because a row their statement"
+                        + " meant to insert (a new fence, or a registration) was there")
+                .register(registry);
         RememberedFences remembered = new RememberedFences(config.safety().rememberedFences());
         InflightListener listener = new InflightListener(database.dataSource(), fences, remembered, instance).start();
         Gauge.builder("fencegate.fence.listener.fresh", fences, held -> held.hearsRaises() ? 1 : 0)

@@ -71,6 +71,7 @@ public final class PostgresFenceStore implements FenceStore {
     private final DataSource dataSource;
     private final UUID instance;
     private final LongAdder commits = new LongAdder();
+    private final LongAdder upsertedAgain = new LongAdder();
 
     /** A store for one gateway instance; {@code instance} names its rows in {@code fence_inflight}. */
     public PostgresFenceStore(DataSource dataSource, UUID instance) {
@@ -104,7 +105,7 @@ public final class PostgresFenceStore implements FenceStore {
      */
     @Override
     public List<FenceDecision> admitAll(List<FenceClaim> claims) {
-        return admitAll(claims, Map.of(), Duration.ZERO, written -> { });
+        return admitAll(claims, Map.of(), false, Duration.ZERO, written -> { });
     }
 
     /**
@@ -115,13 +116,17 @@ public final class PostgresFenceStore implements FenceStore {
      */
     @Override
     public List<FenceDecision> admitAll(List<FenceClaim> claims, BatchRegistration registration) {
-        return admitAll(claims, registration.minTokens(), registration.length(), registration::written);
+        return admitAll(claims, registration.minTokens(), registration.rowsUnknown(), registration.length(),
+                registration::written);
     }
 
-    private List<FenceDecision> admitAll(List<FenceClaim> claims, Map<ResourceKey, Long> register, Duration length,
-                                         Consumer<List<RegistrationRows.Written>> registered) {
+    private List<FenceDecision> admitAll(List<FenceClaim> claims, Map<ResourceKey, Long> register, boolean rowsUnknown,
+                                         Duration length, Consumer<List<RegistrationRows.Written>> registered) {
         try (Connection connection = dataSource.getConnection()) {
-            RaiseOrJudge.Look first = RaiseOrJudge.run(connection, instance, claims, register, length);
+            RaiseOrJudge.Look first = RaiseOrJudge.run(connection, instance, claims, register, rowsUnknown, length);
+            if (first.upsertedAgain()) {
+                upsertedAgain.increment();
+            }
             if (first.committed()) {
                 commits.increment();
             }
@@ -204,6 +209,15 @@ public final class PostgresFenceStore implements FenceStore {
     /** Commits made by fence checks; a batch's registrations and raises share one. */
     public long commits() {
         return commits.sum();
+    }
+
+    /**
+     * Batches judged a second time because a row their statement meant to insert was there: a
+     * fence created since the snapshot (by another instance or batch), or a registration of this
+     * instance whose withdrawal had not committed.
+     */
+    public long upsertedAgain() {
+        return upsertedAgain.sum();
     }
 
     @Override

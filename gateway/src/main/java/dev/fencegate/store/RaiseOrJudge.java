@@ -44,16 +44,7 @@ final class RaiseOrJudge {
      * row, which only the read after the commit judges), whether its resource was raised here, and
      * whether that raise created the row; then per registration written, the row.
      */
-    private static final String SQL = """
-            WITH registered AS (
-            """ + PostgresInflightRegistrations.WRITE + """
-            ),
-            c AS (
-                SELECT c.ord, c.resource, c.token, c.holder, f.token AS fence, f.holder AS fence_holder,
-                    CASE WHEN f.token IS NULL OR f.token >= c.token THEN (""" + PostgresFenceStore.OTHERS_BELOW + """
-                        WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token) END AS others
-                FROM unnest(?::text[], ?::bigint[], ?::text[]) WITH ORDINALITY AS c(resource, token, holder, ord)
-                LEFT JOIN LATERAL (SELECT token, holder FROM fence WHERE resource = c.resource LIMIT 1) f ON true),
+    private static final String UPSERTING = statement(PostgresInflightRegistrations.WRITE, """
             raised AS (
                 INSERT INTO fence AS f (resource, token, holder)
                 SELECT DISTINCT ON (resource) resource, token, holder FROM c
@@ -62,12 +53,67 @@ final class RaiseOrJudge {
                 ON CONFLICT (resource) DO UPDATE
                     SET token = EXCLUDED.token, holder = EXCLUDED.holder, updated_at = now()
                     WHERE f.token < EXCLUDED.token
-                RETURNING f.resource, f.xmax = 0 AS created)
-            SELECT c.ord, c.fence, c.fence_holder, c.others = 1, c.others = 2, r.resource IS NOT NULL,
-                NULL::text, NULL::bigint, NULL::bigint, coalesce(r.created, false)
-            FROM c LEFT JOIN raised r ON r.resource = c.resource
-            UNION ALL
-            SELECT NULL, NULL, NULL, NULL, NULL, NULL, g.resource, g.min_token, g.generation, NULL FROM registered g""";
+                RETURNING f.resource, f.xmax = 0 AS created)""");
+    /**
+     * Binds as {@link PostgresInflightRegistrations#WRITE}: rows this instance knows of none of,
+     * inserted. Without {@code ON CONFLICT}, an insert is one index descent and one WAL record
+     * less a row (no check for a conflict first, no confirmation of a speculative insertion), and
+     * a row that is there after all fails the statement instead.
+     */
+    private static final String INSERT_REGISTRATIONS = """
+            INSERT INTO fence_inflight (resource, instance, min_token, until, generation)
+            SELECT r.resource, ?, r.min_token, now() + make_interval(secs => ?), 1
+            FROM unnest(?::text[], ?::bigint[]) AS r(resource, min_token)
+            RETURNING resource, min_token, generation""";
+    /**
+     * As {@link #UPSERTING}, with the fence rows the snapshot shows missing inserted (created, by
+     * definition, if the statement succeeds) rather than upserted, before the raises of existing
+     * rows, each part in resource order. A row inserted since the snapshot makes the statement
+     * fail with a unique violation, where the upsert would have raised it or left it; nothing of
+     * the statement stays, and {@link #run} judges the batch again with {@link #UPSERTING}. No two
+     * batches wait on each other in a cycle: an insert waits only for another transaction's
+     * uncommitted insert of the same key, which both make in resource order, and a row the raise
+     * part locks was committed before the snapshot, so an insert of it fails at once.
+     */
+    private static final String INSERTING = """
+            top AS (
+                SELECT DISTINCT ON (resource) resource, token, holder, fence FROM c
+                WHERE (fence IS NULL OR fence < token) AND (SELECT count(*) FROM registered) >= 0
+                ORDER BY resource, token DESC, ord),
+            made AS (
+                INSERT INTO fence (resource, token, holder) SELECT resource, token, holder FROM top WHERE fence IS NULL
+                RETURNING resource, true AS created),
+            moved AS (
+                INSERT INTO fence AS f (resource, token, holder) SELECT resource, token, holder FROM top WHERE fence IS NOT NULL
+                ON CONFLICT (resource) DO UPDATE
+                    SET token = EXCLUDED.token, holder = EXCLUDED.holder, updated_at = now()
+                    WHERE f.token < EXCLUDED.token
+                RETURNING f.resource, false AS created),
+            raised AS (SELECT resource, created FROM made UNION ALL SELECT resource, created FROM moved)""";
+    private static final String INSERTING_FENCES = statement(PostgresInflightRegistrations.WRITE, INSERTING);
+    private static final String INSERTING_ROWS = statement(INSERT_REGISTRATIONS, INSERTING);
+    /** A row the statement meant to insert was there: {@code unique_violation}. */
+    private static final String ROW_THERE = "23505";
+
+    private static String statement(String registration, String raise) {
+        return """
+                WITH registered AS (
+                """ + registration + """
+                ),
+                c AS (
+                    SELECT c.ord, c.resource, c.token, c.holder, f.token AS fence, f.holder AS fence_holder,
+                        CASE WHEN f.token IS NULL OR f.token >= c.token THEN (""" + PostgresFenceStore.OTHERS_BELOW + """
+                            WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token) END AS others
+                    FROM unnest(?::text[], ?::bigint[], ?::text[]) WITH ORDINALITY AS c(resource, token, holder, ord)
+                    LEFT JOIN LATERAL (SELECT token, holder FROM fence WHERE resource = c.resource LIMIT 1) f ON true),
+                """ + raise + """
+
+                SELECT c.ord, c.fence, c.fence_holder, c.others = 1, c.others = 2, r.resource IS NOT NULL,
+                    NULL::text, NULL::bigint, NULL::bigint, coalesce(r.created, false)
+                FROM c LEFT JOIN raised r ON r.resource = c.resource
+                UNION ALL
+                SELECT NULL, NULL, NULL, NULL, NULL, NULL, g.resource, g.min_token, g.generation, NULL FROM registered g""";
+    }
 
     /**
      * What the statement found. {@code decisions} is final for a claim it judged and a
@@ -76,11 +122,13 @@ final class RaiseOrJudge {
      * row for the resource in sight, is final here, once the commit came back without a warning:
      * any other instance with a write there in flight registered and then read the fence, so it
      * either raised first (and this raise did not create the row) or reads this one after its own
-     * registration committed and finds its claim stale or level with this one. {@code wrote} maps the claim that wrote its resource's fence to the fence it
-     * replaced. {@code warning} came back with the commit.
+     * registration committed and finds its claim stale or level with this one. {@code wrote} maps
+     * the claim that wrote its resource's fence to the fence it replaced. {@code warning} came back
+     * with the commit. {@code upsertedAgain}: a row meant to be inserted was there, so the batch
+     * was judged a second time, upserting.
      */
     record Look(List<FenceDecision> decisions, List<Integer> again, Map<Integer, Optional<FencingToken>> wrote,
-                List<RegistrationRows.Written> registered, boolean raisedAny, SQLWarning warning) {
+                List<RegistrationRows.Written> registered, boolean raisedAny, SQLWarning warning, boolean upsertedAgain) {
 
         /** Whether the statement wrote a row, so made a commit that waited for the WAL. */
         boolean committed() {
@@ -91,8 +139,26 @@ final class RaiseOrJudge {
     private RaiseOrJudge() {
     }
 
+    /**
+     * Inserts the fence rows the snapshot shows missing, and the registrations too when this
+     * instance knows of no row of its own for any of them ({@code rowsUnknown}); if a row was there
+     * after all, the statement changed nothing, and the batch is judged again with upserts.
+     */
     static Look run(Connection connection, UUID instance, List<FenceClaim> claims, Map<ResourceKey, Long> register,
-                    Duration length) throws SQLException {
+                    boolean rowsUnknown, Duration length) throws SQLException {
+        String inserting = rowsUnknown && !register.isEmpty() ? INSERTING_ROWS : INSERTING_FENCES;
+        try {
+            return run(connection, inserting, instance, claims, register, length, false);
+        } catch (SQLException e) {
+            if (!ROW_THERE.equals(e.getSQLState())) {
+                throw e;
+            }
+            return run(connection, UPSERTING, instance, claims, register, length, true);
+        }
+    }
+
+    private static Look run(Connection connection, String sql, UUID instance, List<FenceClaim> claims,
+                            Map<ResourceKey, Long> register, Duration length, boolean upsertedAgain) throws SQLException {
         Map<ResourceKey, Integer> highest = new HashMap<>();
         for (int i = 0; i < claims.size(); i++) {
             highest.merge(claims.get(i).resource(), i,
@@ -104,7 +170,7 @@ final class RaiseOrJudge {
         List<RegistrationRows.Written> registered = new ArrayList<>(register.size());
         List<Integer> created = new ArrayList<>();
         boolean raisedAny = false;
-        try (PreparedStatement statement = connection.prepareStatement(SQL)) {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setObject(1, instance);
             statement.setDouble(2, length.toNanos() / 1e9);
             statement.setArray(3, connection.createArrayOf("text", register.keySet().stream().map(ResourceKey::value).toArray()));
@@ -149,7 +215,7 @@ final class RaiseOrJudge {
                 }
             }
             again.sort(null);
-            return new Look(new ArrayList<>(Arrays.asList(decisions)), again, wrote, registered, raisedAny, warning);
+            return new Look(new ArrayList<>(Arrays.asList(decisions)), again, wrote, registered, raisedAny, warning, upsertedAgain);
         }
     }
 }

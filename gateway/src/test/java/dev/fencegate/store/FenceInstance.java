@@ -52,6 +52,8 @@ final class FenceInstance implements AutoCloseable {
     final InstanceFences fences;
     final FenceAdmission admission;
     final InflightListener listener;
+    /** The store under the trip counter, for what it counts itself. */
+    final PostgresFenceStore postgres;
     private final FenceChecker checker;
 
     FenceInstance(FenceDatabase database, FakeClock clock, LeaseTiming timing, int remembered, boolean listening) {
@@ -76,7 +78,7 @@ final class FenceInstance implements AutoCloseable {
             }
         };
         fences = new InstanceFences(rows, timing, clock::now);
-        PostgresFenceStore postgres = new PostgresFenceStore(database.dataSource(), id);
+        postgres = new PostgresFenceStore(database.dataSource(), id);
         FenceStore counted = new FenceStore() {
             @Override
             public FenceDecision admit(FenceClaim claim) {
