@@ -8,13 +8,12 @@ import java.util.Optional;
 /**
  * The figures a workload is judged by, one row per store: the gateway's saturation throughput
  * against the nginx proxy's, what a write costs the gateway and PostgreSQL (CPU, durable commits by
- * the gateway's count, transactions by the database's), and p99 at the fixed
- * rate nearest half the store's slowest saturation throughput. Null where a figure is missing.
+ * the gateway's count, transactions by the database's), and p99 at the fixed rate nearest half the
+ * store's slowest saturation throughput. Null where a figure is missing.
  */
 public record Headline(String store, double gatewayThroughput, Double ratioToNginx, Double gatewayCpuMicros,
                        Double postgresCpuMicros, Double durableCommitsPerWrite, Double transactionsPerWrite,
-                       Double halfSaturationRate,
-                       Double gatewayP99Ms, Double nginxP99Ms) {
+                       Double halfSaturationRate, Double gatewayP99Ms, Double nginxP99Ms) {
 
     static final String GATEWAY = "via gateway";
     static final String NGINX = "via nginx";
