@@ -9,7 +9,7 @@ import java.util.random.RandomGenerator;
  * bumped token cannot overtake its predecessor and turn it stale. A stale write goes only to
  * a resource this connection has already written with its current token: before its first
  * write a resource has no fence, and any token is admitted. New objects are named by the book,
- * never twice, and carry its token base.
+ * never twice, and carry its token base; new objects under a job carry the job's token.
  */
 final class RequestPlanner {
     /** Of {@link TokenPattern#MIXED} writes: raises, then new objects; the rest carry the current token. */
@@ -50,6 +50,7 @@ final class RequestPlanner {
             case NEW_OBJECTS -> newObject();
             case RAISES -> raise(nextResource());
             case MIXED -> mixed(random.nextDouble());
+            case JOB_OBJECTS -> jobObject(nextResource());
         };
     }
 
@@ -73,6 +74,10 @@ final class RequestPlanner {
 
     private PlannedRequest raise(int resource) {
         return new PlannedRequest(book.path(resource), book.bump(resource), false);
+    }
+
+    private PlannedRequest jobObject(int job) {
+        return new PlannedRequest(book.newObjectPathUnder(job), book.current(job), false);
     }
 
     private PlannedRequest newObject() {

@@ -57,11 +57,12 @@ final class RunCommand implements Callable<Integer> {
     String prefix;
 
     @Option(names = "--pattern", defaultValue = "STEADY",
-            description = "STEADY, BUMPS, STALE, HOT, NEW_OBJECTS, RAISES or MIXED (default: ${DEFAULT-VALUE})")
+            description = "STEADY, BUMPS, STALE, HOT, NEW_OBJECTS, RAISES, MIXED or JOB_OBJECTS (default: ${DEFAULT-VALUE})")
     TokenPattern pattern;
 
     @Option(names = "--workload", converter = Workload.Converter.class,
-            description = "same-token, new-objects, raises or mixed: sets --pattern and the default --resources")
+            description = "same-token, new-objects, raises, mixed or job-objects (the gateway needs a job scope over"
+                    + " <prefix>/<job>/**): sets --pattern and the default --resources")
     Workload workload;
 
     @Option(names = "--share", defaultValue = "0.1", description = "Share of writes that bump or go stale (default: ${DEFAULT-VALUE})")

@@ -15,6 +15,7 @@ public final class TokenBook {
     private final String[] paths;
     private final String prefix;
     private final long base;
+    private final String newObjectName;
     private final String newObjectStem;
     private final AtomicLong newObjects = new AtomicLong();
 
@@ -32,8 +33,9 @@ public final class TokenBook {
             paths[i] = stem + "r" + i;
         }
         // Fence rows outlive a run: a name from an earlier book would not be a new object.
-        newObjectStem = stem + "new-" + Long.toString(System.currentTimeMillis(), 36)
+        newObjectName = "new-" + Long.toString(System.currentTimeMillis(), 36)
                 + Integer.toString(ThreadLocalRandom.current().nextInt(1 << 24), 36) + "-";
+        newObjectStem = stem + newObjectName;
     }
 
     /** The book a run of these settings starts from. */
@@ -68,6 +70,11 @@ public final class TokenBook {
     /** A path no earlier call of any book has returned. */
     String newObjectPath() {
         return newObjectStem + newObjects.incrementAndGet();
+    }
+
+    /** A path below {@code resource}'s that no earlier call of any book has returned. */
+    String newObjectPathUnder(int resource) {
+        return paths[resource] + "/" + newObjectName + newObjects.incrementAndGet();
     }
 
     long current(int resource) {

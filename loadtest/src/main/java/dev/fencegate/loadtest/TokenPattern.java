@@ -15,7 +15,12 @@ public enum TokenPattern {
     /** Every write raises its resource's token by one: each one changes a fence. */
     RAISES,
     /** The fleet's mix: mostly the current token, some new objects, a few raises (see {@link RequestPlanner}). */
-    MIXED;
+    MIXED,
+    /**
+     * Every write goes to a path never written before under one of the resources, its job, with
+     * the job's current token: a gateway with a job scope fences it as a write to the job.
+     */
+    JOB_OBJECTS;
 
     /** Patterns that raise tokens need one writer per resource, or a raise would turn a write in flight stale. */
     boolean raisesTokens() {

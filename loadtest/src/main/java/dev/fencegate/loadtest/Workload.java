@@ -18,7 +18,10 @@ public enum Workload {
     RAISES(TokenPattern.RAISES, 1000,
             "every write one above its resource's last token, each resource written in order by one connection"),
     MIXED(TokenPattern.MIXED, 1024,
-            "90% the current token, 9% new objects, 1% raises");
+            "90% the current token, 9% new objects, 1% raises"),
+    JOB_OBJECTS(TokenPattern.JOB_OBJECTS, 1024,
+            "every write to a path never written before under one of the resources, its job, at the job's token;"
+                    + " the gateway fences each job as one resource (--scopes)");
 
     private final TokenPattern pattern;
     private final int defaultResources;
@@ -42,7 +45,7 @@ public enum Workload {
         return description;
     }
 
-    /** The command-line name: {@code same-token}, {@code new-objects}, {@code raises}, {@code mixed}. */
+    /** The command-line name: {@code same-token}, {@code new-objects}, {@code raises}, {@code mixed}, {@code job-objects}. */
     public String cliName() {
         return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }

@@ -101,6 +101,24 @@ class RequestPlannerTest {
     }
 
     @Test
+    void job_objects_are_new_paths_under_their_job_carrying_the_jobs_current_token() {
+        TokenBook book = new TokenBook("/p", 4, BASE);
+        book.bump(2);
+        Set<String> paths = new HashSet<>();
+        for (int connection = 0; connection < 2; connection++) {
+            for (PlannedRequest request : plan(new RequestPlanner(book, TokenPattern.JOB_OBJECTS, 0, false,
+                    new SplittableRandom(connection), connection, 2), 100)) {
+                assertThat(paths.add(request.path())).as(request.path()).isTrue();
+                int job = Integer.parseInt(request.path().substring("/p/r".length(), request.path().indexOf('/', 1 + "/p".length())));
+                assertThat(request.path()).startsWith(book.path(job) + "/new-");
+                assertThat(request.token()).isEqualTo(book.current(job));
+            }
+        }
+        assertThat(paths).hasSize(200).noneMatch(path -> path.equals(book.path(2)));
+        assertThat(paths.stream().filter(path -> path.startsWith("/p/r2/"))).isNotEmpty();
+    }
+
+    @Test
     void new_objects_never_repeat_a_path_across_connections_or_books_and_carry_the_token_base() {
         TokenBook book = new TokenBook("/p", 64, BASE);
         TokenBook laterBook = new TokenBook("/p", 64, BASE);
@@ -177,10 +195,10 @@ class RequestPlannerTest {
         assertThat(Workload.named("new-objects")).isEqualTo(Workload.NEW_OBJECTS);
         assertThat(Workload.named("raises").defaultResources()).isEqualTo(1000);
         assertThat(java.util.Arrays.stream(Workload.values()).map(Workload::cliName))
-                .containsExactly("same-token", "new-objects", "raises", "mixed");
+                .containsExactly("same-token", "new-objects", "raises", "mixed", "job-objects");
         org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
                 .isThrownBy(() -> Workload.named("raise"))
-                .withMessage("workload: raise (expected: same-token, new-objects, raises, mixed)");
+                .withMessage("workload: raise (expected: same-token, new-objects, raises, mixed, job-objects)");
     }
 
     @Test

@@ -50,8 +50,8 @@ public final class CompareCommand implements Callable<Integer> {
     Integer resources;
 
     @Option(names = "--workload", defaultValue = "same-token", converter = Workload.Converter.class,
-            description = "same-token, new-objects, raises or mixed (90%% same token, 9%% new objects, 1%% raises)"
-                    + " (default: ${DEFAULT-VALUE})")
+            description = "same-token, new-objects, raises, mixed (90%% same token, 9%% new objects, 1%% raises) or"
+                    + " job-objects (new objects under job scopes) (default: ${DEFAULT-VALUE})")
     Workload workload;
 
     @Option(names = "--fractions", defaultValue = "0.25,0.5,0.75", split = ",",

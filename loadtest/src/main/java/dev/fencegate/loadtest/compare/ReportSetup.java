@@ -20,6 +20,8 @@ record ReportSetup(CompareSettings settings, Optional<NginxBinary> nginx, Map<St
         setup.put("load", (settings.reads() ? "GET without a token (unfenced reads), " : "PUT, " + settings.bodySize() + "-byte bodies, ") + settings.connections()
                 + " keep-alive connections, "
                 + (!settings.reads() && settings.workload() == Workload.NEW_OBJECTS ? ""
+                        : !settings.reads() && settings.workload() == Workload.JOB_OBJECTS
+                        ? settings.resources() + " jobs per target (gateway: --scopes " + Target.JOB_SCOPES + "), "
                         : settings.resources() + " resources per target overwritten in turn, ")
                 + (settings.reads() ? "" : "workload " + settings.workload().cliName() + ": " + settings.workload().description()
                         + " (one token base and one token book per target for the whole comparison: priming raises each fence once), ")

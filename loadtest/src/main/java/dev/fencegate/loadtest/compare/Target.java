@@ -10,6 +10,12 @@ record Target(String id, String store, Route route, URI url, Optional<RunningGat
         return store + " " + route.label();
     }
 
+    /**
+     * The job scope of the {@code job-objects} workload: below a target's prefix, each resource
+     * is a job, and a new object under it is fenced as a write to the job.
+     */
+    static final String JOB_SCOPES = "/loadtest/{target}/{job}/**";
+
     /** Each target writes its own resources, so two gateways never share fence rows. */
     String pathPrefix() {
         return "/loadtest/" + id;

@@ -1,5 +1,6 @@
 package dev.fencegate.loadtest.compare;
 
+import dev.fencegate.loadtest.Workload;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,6 +33,9 @@ final class TargetCommands {
                 "--upstream", "http://127.0.0.1:" + storePort,
                 "--db-url", settings.dbUrl(),
                 "--db-user", settings.dbUser()));
+        if (settings.workload() == Workload.JOB_OBJECTS && !settings.reads()) {
+            command.addAll(List.of("--scopes", Target.JOB_SCOPES));
+        }
         return command;
     }
 
