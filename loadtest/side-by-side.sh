@@ -94,8 +94,7 @@ for workload in "${workloads[@]}"; do
   for r in $(seq 1 "$rounds"); do
     case $workload in same-token|mixed) tokens=(--token-base "$(( $(date +%s%N) / 1000 ))") ;; esac
     prime_both "$prime_as" "$([[ $r == 1 ]] && echo "$prime" || echo 5)"
-    declare -a before=() metrics=()
-    declare -a pg_before=()
+    declare -a before=() metrics=() pg_before=()
     for i in 0 1; do before[$i]=$(cpu_ms "${gateways[$i]}"); pg_before[$i]=$(db_cpu_ms "${databases[$i]}"); metrics[$i]=$(fence_metrics "$i"); done
     loaders=()
     for i in 0 1; do
