@@ -10,7 +10,6 @@ import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.testing.TestPostgres;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -31,14 +30,11 @@ import org.junit.jupiter.api.Test;
  */
 class InsertedRowsTest {
 
-    private static String schema;
     private static FenceDatabase database;
 
     @BeforeAll
     static void openDatabase() {
-        schema = TestPostgres.newSchema(InsertedRowsTest.class.getSimpleName());
-        database = FenceDatabase.open(TestPostgres.config(schema));
-        database.migrate();
+        database = TestPostgres.migrated(InsertedRowsTest.class.getSimpleName());
     }
 
     @AfterAll
@@ -105,15 +101,13 @@ class InsertedRowsTest {
         return new ResourceKey("/inserted/" + UUID.randomUUID());
     }
 
+    /** Whether a session of this test's pool (they share its application name) waits on a lock. */
     private static boolean aFenceCheckWaitsOnARowLock() throws SQLException {
-        var server = TestPostgres.server();
-        try (Connection admin = DriverManager.getConnection(server.url(), server.user(), server.password());
-             PreparedStatement waiting = admin.prepareStatement("SELECT count(*) FROM pg_stat_activity"
-                     + " WHERE application_name = ? AND wait_event_type = 'Lock'")) {
-            waiting.setString(1, "fencegate/" + schema);
-            try (ResultSet row = waiting.executeQuery()) {
-                return row.next() && row.getInt(1) > 0;
-            }
+        try (Connection connection = database.dataSource().getConnection();
+             PreparedStatement waiting = connection.prepareStatement("SELECT count(*) FROM pg_stat_activity"
+                     + " WHERE application_name = current_setting('application_name') AND wait_event_type = 'Lock'");
+             ResultSet row = waiting.executeQuery()) {
+            return row.next() && row.getInt(1) > 0;
         }
     }
 
