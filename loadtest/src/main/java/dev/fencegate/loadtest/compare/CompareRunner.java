@@ -22,6 +22,7 @@ import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -33,6 +34,9 @@ final class CompareRunner {
     private final PrintStream out;
     private final List<RunRecord> runs = new ArrayList<>();
     private final LatencySeries series = new LatencySeries();
+    private final ProcStats proc = ProcStats.load();
+    /** Per gateway target, its CPU and its JIT compiler threads' CPU over its measured saturation runs. */
+    private final Map<String, double[]> measuredJit = new LinkedHashMap<>();
     /**
      * One first token for the whole comparison, and one token book per target kept from run to
      * run: priming raises each resource's fence once, a measured same-token write carries its
@@ -70,7 +74,7 @@ final class CompareRunner {
                      ? PgCommitCounter.open(settings.dbUrl(), settings.dbUser(), settings.dbPassword())
                      : Optional.empty())) {
             List<Target> targets = stack.targets();
-            prime(targets);
+            notes.addAll(prime(targets));
             meter.startBaseline();
             List<RunPlan.Step> saturation = RunPlan.saturation(targets, settings.rounds());
             stepsPlanned = saturation.size() * (1 + settings.fractions().size());
@@ -86,6 +90,9 @@ final class CompareRunner {
                 measure(step, settings.fixedRate(), meter);
             }
             meter.finish();
+            measuredJit.forEach((target, cpu) -> notes.add(String.format(
+                    "%s: its JIT compiler threads took %.1f%% of its CPU over its measured saturation runs.",
+                    target, cpu[0] > 0 ? 100 * cpu[1] / cpu[0] : 0)));
             if (!settings.countCommits()) {
                 notes.add("Transactions per write were not counted: --quick does not wait for PostgreSQL's late statistics"
                         + " (durable commits per write are the gateway's own count, read at once).");
@@ -104,16 +111,42 @@ final class CompareRunner {
     }
 
     /**
-     * Every target process is loaded once, unrecorded, before anything is measured: a JVM that has
-     * not compiled its hot paths yet would otherwise be measured against warm native servers.
+     * Every target process is loaded, unrecorded, before anything is measured: a JVM that has not
+     * compiled its hot paths yet would otherwise be measured against warm native servers. A gateway
+     * is loaded until its JIT has settled ({@link Priming}); what that took goes into the notes.
      */
-    private void prime(List<Target> targets) throws InterruptedException {
+    private List<String> prime(List<Target> targets) throws InterruptedException {
         Duration prime = settings.saturation().warmup().multipliedBy(PRIME_FACTOR);
-        out.printf("priming %d targets for %d s each (not measured)%n", targets.size(), prime.toSeconds());
+        out.printf("priming %d targets for %d s each, gateways until their JIT settles (not measured)%n",
+                targets.size(), prime.toSeconds());
+        List<String> notes = new ArrayList<>();
         for (Target target : targets) {
             LoadSettings load = loadFor(target).withPhases(prime, Duration.ofMillis(500), settings.drain()).atRate(0);
-            LoadGenerator.run(load, books.computeIfAbsent(target.id(), id -> TokenBook.of(load)));
+            TokenBook book = books.computeIfAbsent(target.id(), id -> TokenBook.of(load));
+            if (target.gateway().isEmpty()) {
+                LoadGenerator.run(load, book);
+                continue;
+            }
+            RunningGateway gateway = target.gateway().get();
+            long pid = gateway.process().pid();
+            Priming priming = new Priming();
+            boolean again;
+            do {
+                double cpu = proc.cpuMillis(pid);
+                Map<Long, Double> jit = proc.jitCpuMillis(pid);
+                // Read around each run as around a measured one: the admin port's answers go through the
+                // same HTTP code as the writes, and code compiled without them in its profile was
+                // compiled again in the measured runs.
+                gateway.fenceCommits().commits();
+                LoadGenerator.run(load, book);
+                gateway.fenceCommits().commits();
+                again = priming.another(proc.cpuMillis(pid) - cpu, ProcStats.cpuBetween(jit, proc.jitCpuMillis(pid)));
+            } while (again);
+            String primed = priming.describe(target.name(), prime);
+            out.println(primed);
+            notes.add(primed);
         }
+        return notes;
     }
 
     private void measure(RunPlan.Step step, Phases phases, GatewayMeter meter) throws InterruptedException {
@@ -126,11 +159,19 @@ final class CompareRunner {
                 : meter.before(target.gateway().get(),
                         (commits, seconds) -> runs.set(index, runs.get(index).withCommits(commits, seconds)));
         Measurement measurement;
+        long pid = target.gateway().map(g -> g.process().pid()).orElse(-1L);
+        double cpu = pid < 0 ? 0 : proc.cpuMillis(pid);
+        Map<Long, Double> jit = pid < 0 ? Map.of() : proc.jitCpuMillis(pid);
         try {
             measurement = LoadGenerator.run(load, books.computeIfAbsent(target.id(), id -> TokenBook.of(load)));
         } catch (IllegalStateException e) {
             throw new CompareException(target.name() + ": " + e.getMessage()
                     + target.gateway().map(g -> "\n" + g.process().obituary()).orElse(""), e);
+        }
+        if (pid >= 0 && step.offeredRate() == null) {
+            double[] sums = measuredJit.computeIfAbsent(target.name(), name -> new double[2]);
+            sums[0] += proc.cpuMillis(pid) - cpu;
+            sums[1] += ProcStats.cpuBetween(jit, proc.jitCpuMillis(pid));
         }
         GatewayCost cost = before == null ? null : meter.after(before, measurement.answeredIncludingWarmup());
         series.add(target.name(), step.offeredRate(), measurement.latencyMicros());

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /** CPU time and resident memory of processes, read from /proc (Linux only). */
 final class ProcStats {
@@ -22,13 +23,34 @@ final class ProcStats {
     /** utime + stime in milliseconds, or 0 if the process is gone. */
     double cpuMillis(long pid) {
         try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            // The command name in parentheses may contain spaces; the fields after it do not.
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * millisPerTick;
+            return ticksMillis(Files.readString(Path.of("/proc", Long.toString(pid), "stat")));
         } catch (IOException | RuntimeException e) {
             return 0;
         }
+    }
+
+    /**
+     * CPU milliseconds of a HotSpot JVM's JIT compiler threads ({@code C1 CompilerThre...} and
+     * {@code C2 CompilerThre...}, as the kernel shortens their names), by thread id; empty if the
+     * process is gone. A compiler thread the JVM retired in between takes its time with it.
+     */
+    Map<Long, Double> jitCpuMillis(long pid) {
+        Map<Long, Double> byThread = new HashMap<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                try {
+                    String name = Files.readString(task.resolve("comm")).strip();
+                    if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) {
+                        byThread.put(Long.parseLong(task.getFileName().toString()), ticksMillis(Files.readString(task.resolve("stat"))));
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // the thread ended between the listing and the read
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return byThread;
+        }
+        return byThread;
     }
 
     long rssKb(long pid) {
@@ -40,6 +62,13 @@ final class ProcStats {
         } catch (IOException | RuntimeException e) {
             return 0;
         }
+    }
+
+    /** utime + stime of a {@code stat} line, in milliseconds. */
+    private double ticksMillis(String stat) {
+        // The command name in parentheses may contain spaces; the fields after it do not.
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * millisPerTick;
     }
 
     /** CPU milliseconds of every PostgreSQL server process ({@code pgrep -f 'postgres:'}), by pid. */
@@ -63,7 +92,7 @@ final class ProcStats {
         return byPid;
     }
 
-    /** CPU spent between two samples; a backend that appeared in between counts from zero. */
+    /** CPU spent between two samples; a process or thread that appeared in between counts from zero. */
     static double cpuBetween(Map<Long, Double> before, Map<Long, Double> after) {
         return after.entrySet().stream()
                 .mapToDouble(e -> Math.max(0, e.getValue() - before.getOrDefault(e.getKey(), 0.0)))

@@ -18,6 +18,18 @@ class ProcStatsTest {
     }
 
     @Test
+    void reads_the_cpu_time_of_a_jvms_jit_compiler_threads_by_thread() {
+        ProcStats proc = ProcStats.load();
+        long self = ProcessHandle.current().pid();
+
+        Map<Long, Double> jit = proc.jitCpuMillis(self);
+
+        assertThat(jit).isNotEmpty().doesNotContainKey(self);
+        assertThat(jit.values().stream().mapToDouble(Double::doubleValue).sum()).isGreaterThan(0).isLessThan(proc.cpuMillis(self));
+        assertThat(proc.jitCpuMillis(Long.MAX_VALUE)).isEmpty();
+    }
+
+    @Test
     void cpu_between_samples_counts_new_processes_from_zero_and_ignores_gone_ones() {
         Map<Long, Double> before = Map.of(1L, 100.0, 2L, 50.0);
         Map<Long, Double> after = Map.of(1L, 130.0, 3L, 20.0);
