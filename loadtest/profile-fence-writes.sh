@@ -75,11 +75,8 @@ java -Xmx256m -jar "$gateway_jar" serve --listen 127.0.0.1:$gateway_port --admin
   --db-pool-size "$pool" >"$out/gateway.log" 2>&1 &
 gateway=$!
 pids+=($gateway)
-for _ in $(seq 1 240); do
-  curl -fs "http://127.0.0.1:$admin_port/readyz" >/dev/null 2>&1 && break
-  sleep 0.5
-done
-curl -fs "http://127.0.0.1:$admin_port/readyz" >/dev/null || { echo "gateway not ready; see $out/gateway.log" >&2; exit 1; }
+source loadtest/lib/await-ready.sh
+await_ready "$admin_port" "see $out/gateway.log"
 
 # CPU in milliseconds from /proc (utime + stime; for PostgreSQL also what exited backends left the postmaster).
 ticks_ms() { awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15 + $16 + $17) * 1000 / hz }' "/proc/$1/stat"; }

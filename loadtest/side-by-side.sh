@@ -54,12 +54,9 @@ for i in 0 1; do
   gateways+=($!)
   pids+=($!)
 done
+source loadtest/lib/await-ready.sh
 for i in 0 1; do
-  for _ in $(seq 1 240); do
-    curl -fs "http://127.0.0.1:$((port_base + 2 + 2 * i))/readyz" >/dev/null 2>&1 && break
-    sleep 0.5
-  done
-  curl -fs "http://127.0.0.1:$((port_base + 2 + 2 * i))/readyz" >/dev/null || { echo "gateway ${jars[$i]} not ready: $out/gateway-$i.log" >&2; exit 1; }
+  await_ready $((port_base + 2 + 2 * i)) "${jars[$i]}, see $out/gateway-$i.log"
 done
 
 cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) * 1000 / hz }' "/proc/$1/stat"; }

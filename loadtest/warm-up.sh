@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# A gateway from a cold start, run after run: its saturation throughput and the share of its CPU
+# its JIT compiler threads took in each run (from /proc). One do-nothing store and one gateway with
+# a database of its own on the PostgreSQL at DB_HOST:DB_PORT, created for the run and dropped after
+# it; between runs a pause, in which the admin port's /metrics is read, as the comparison does.
+#   loadtest/warm-up.sh [workload]    (default: new-objects)
+# Environment: RUNS (10), RUN (measured seconds per run, 6, after 1 s of warm-up), PAUSE (seconds, 5),
+# CONNECTIONS (32), PORT_BASE (19690: store, gateway, admin), DB_HOST (127.0.0.1), DB_PORT (5432),
+# GATEWAY_JAR (default gateway/target/fencegate.jar).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+workload=${1:-new-objects}
+runs=${RUNS:-10} run=${RUN:-6} pause=${PAUSE:-5} connections=${CONNECTIONS:-32}
+port_base=${PORT_BASE:-19690} db_host=${DB_HOST:-127.0.0.1} db_port=${DB_PORT:-5432}
+store_port=$port_base gateway_port=$((port_base + 1)) admin_port=$((port_base + 2))
+loadtest_jar=loadtest/target/fencegate-loadtest.jar
+gateway_jar=${GATEWAY_JAR:-gateway/target/fencegate.jar}
+store_jar=demo/target/fencegate-demo.jar
+[[ -f $loadtest_jar && -f $gateway_jar && -f $store_jar ]] || ./mvnw -q -DskipTests package
+
+for port in "$store_port" "$gateway_port" "$admin_port"; do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    echo "port $port is in use: choose others with PORT_BASE" >&2
+    exit 1
+  fi
+done
+
+database=fencegate_warm_up
+sql() { psql -qAtX -h "$db_host" -p "$db_port" -U postgres -d postgres -c "$1"; }
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  sql "DROP DATABASE IF EXISTS $database" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+out=$(mktemp -d /tmp/fencegate-warm-up.XXXXXX)
+sql "DROP DATABASE IF EXISTS $database" >/dev/null 2>&1
+sql "CREATE DATABASE $database" >/dev/null
+
+java -jar "$store_jar" store --listen "127.0.0.1:$store_port" --discard >"$out/store.log" 2>&1 &
+pids+=($!)
+java -Xmx256m -jar "$gateway_jar" serve --listen "127.0.0.1:$gateway_port" --admin-listen "127.0.0.1:$admin_port" \
+  --upstream "http://127.0.0.1:$store_port" --db-url "jdbc:postgresql://$db_host:$db_port/$database" --db-user postgres \
+  --access-log off >"$out/gateway.log" 2>&1 &
+gateway=$!
+pids+=($gateway)
+source loadtest/lib/await-ready.sh
+await_ready "$admin_port" "see $out/gateway.log"
+
+hz=$(getconf CLK_TCK)
+# CPU ticks of the gateway process, and of its JIT compiler threads.
+ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$gateway/stat"; }
+jit_ticks() {
+  local task total=0
+  for task in /proc/"$gateway"/task/*; do
+    [[ $(cat "$task/comm" 2>/dev/null) =~ ^C[12]\ CompilerThre ]] || continue
+    total=$((total + $(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "$task/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
+}
+echo "workload $workload, $connections connections, runs of $run s with $pause s between; logs in $out"
+for i in $(seq 1 "$runs"); do
+  all0=$(ticks) jit0=$(jit_ticks)
+  java -jar "$loadtest_jar" run --url "http://127.0.0.1:$gateway_port" --workload "$workload" --prefix "/warm-up/$workload" \
+    --mode SATURATE --connections "$connections" --warmup 1 --duration "$run" --token-base 1000 >"$out/run-$i.json"
+  all1=$(ticks) jit1=$(jit_ticks)
+  python3 - "$out/run-$i.json" "$i" $((all1 - all0)) $((jit1 - jit0)) "$hz" <<'PY'
+import json, sys
+result, i, all_ticks, jit_ticks, hz = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+d = json.load(open(result))
+print(f"run {i}: {d['throughput']:,.0f} req/s, gateway CPU {1000 * all_ticks / hz:,.0f} ms, "
+      f"JIT compiler threads {1000 * jit_ticks / hz:,.0f} ms ({100 * jit_ticks / max(1, all_ticks):.0f}%)")
+PY
+  curl -fs "http://127.0.0.1:$admin_port/metrics" >/dev/null || true
+  [[ $i == "$runs" ]] || sleep "$pause"
+done
