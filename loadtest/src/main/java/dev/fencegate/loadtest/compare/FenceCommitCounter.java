@@ -2,10 +2,8 @@ package dev.fencegate.loadtest.compare;
 
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.OptionalLong;
 
 /**
@@ -17,10 +15,6 @@ import java.util.OptionalLong;
  */
 final class FenceCommitCounter {
     static final String METRIC = "fencegate_fence_commits_total";
-    private static final HttpClient CLIENT = HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(1))
-            .build();
 
     private final URI metrics;
 
@@ -31,8 +25,8 @@ final class FenceCommitCounter {
     /** Empty, with the reason on stderr, when the gateway did not answer or published no count. */
     OptionalLong commits() throws InterruptedException {
         try {
-            HttpRequest request = HttpRequest.newBuilder(metrics).timeout(Duration.ofSeconds(2)).GET().build();
-            HttpResponse<String> response = CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
+            HttpRequest request = LocalHttp.get(metrics);
+            HttpResponse<String> response = LocalHttp.CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
             OptionalLong count = response.statusCode() == 200 ? parse(response.body()) : OptionalLong.empty();
             if (count.isEmpty()) {
                 System.err.println(metrics + " answered " + response.statusCode() + " without " + METRIC);

@@ -2,17 +2,12 @@ package dev.fencegate.loadtest.compare;
 
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /** Waits until a started process answers HTTP, failing early with its log if it dies. */
 final class Readiness {
-    private static final HttpClient CLIENT = HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(1))
-            .build();
 
     private Readiness() {
     }
@@ -35,8 +30,8 @@ final class Readiness {
                 throw new CompareException(process.obituary());
             }
             try {
-                HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(2)).GET().build();
-                int status = CLIENT.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+                HttpRequest request = LocalHttp.get(uri);
+                int status = LocalHttp.CLIENT.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
                 if (!needOk || status == 200) {
                     return;
                 }
