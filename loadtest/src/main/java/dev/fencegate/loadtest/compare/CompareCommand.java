@@ -20,7 +20,7 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--reads", description = "Send GETs without a token instead of fenced writes: the cost of the unfenced path")
     boolean reads;
 
-    @Option(names = "--quick", description = "About a minute: one round, short runs, no transaction counting")
+    @Option(names = "--quick", description = "One or two minutes: one round, short runs, no transaction counting")
     boolean quick;
 
     @Option(names = "--rounds", description = "Rounds of the whole cycle (default: 2, or 1 with --quick)")
