@@ -48,7 +48,7 @@ final class ProcStats {
                 }
             }
         } catch (IOException | RuntimeException e) {
-            return byThread;
+            // the process is gone: what was read so far, or nothing
         }
         return byThread;
     }
