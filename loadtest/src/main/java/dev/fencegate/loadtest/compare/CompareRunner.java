@@ -159,21 +159,20 @@ final class CompareRunner {
                 : meter.before(target.gateway().get(),
                         (commits, seconds) -> runs.set(index, runs.get(index).withCommits(commits, seconds)));
         Measurement measurement;
-        long pid = target.gateway().map(g -> g.process().pid()).orElse(-1L);
-        double cpu = pid < 0 ? 0 : proc.cpuMillis(pid);
-        Map<Long, Double> jit = pid < 0 ? Map.of() : proc.jitCpuMillis(pid);
+        Map<Long, Double> jit = before == null ? Map.of() : proc.jitCpuMillis(before.gateway().process().pid());
         try {
             measurement = LoadGenerator.run(load, books.computeIfAbsent(target.id(), id -> TokenBook.of(load)));
         } catch (IllegalStateException e) {
             throw new CompareException(target.name() + ": " + e.getMessage()
                     + target.gateway().map(g -> "\n" + g.process().obituary()).orElse(""), e);
         }
-        if (pid >= 0 && step.offeredRate() == null) {
-            double[] sums = measuredJit.computeIfAbsent(target.name(), name -> new double[2]);
-            sums[0] += proc.cpuMillis(pid) - cpu;
-            sums[1] += ProcStats.cpuBetween(jit, proc.jitCpuMillis(pid));
-        }
+        double jitMillis = before == null ? 0 : ProcStats.cpuBetween(jit, proc.jitCpuMillis(before.gateway().process().pid()));
         GatewayCost cost = before == null ? null : meter.after(before, measurement.answeredIncludingWarmup());
+        if (cost != null && step.offeredRate() == null) {
+            double[] sums = measuredJit.computeIfAbsent(target.name(), name -> new double[2]);
+            sums[0] += cost.gatewayCpuMillis();
+            sums[1] += jitMillis;
+        }
         series.add(target.name(), step.offeredRate(), measurement.latencyMicros());
         RunResult result = measurement.result();
         runs.add(new RunRecord(target.name(), step.offeredRate() == null ? RunRecord.SATURATION : RunRecord.FIXED_RATE,
