@@ -4,10 +4,11 @@ import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Durations as operators write them: {@code 250ms}, {@code 5s}, {@code 2m}. */
+/** Durations as operators write them: {@code 250ms}, {@code 5s}, {@code 2m}, {@code 6h}, {@code 7d}. */
 public final class Durations {
 
-    private static final Pattern FORM = Pattern.compile("(\\d{1,9})(ms|s|m)");
+    private static final long DAY_MILLIS = Duration.ofDays(1).toMillis();
+    private static final Pattern FORM = Pattern.compile("(\\d{1,9})(ms|s|m|h|d)");
 
     private Durations() {
     }
@@ -15,18 +16,23 @@ public final class Durations {
     public static Duration parse(String text) {
         Matcher m = FORM.matcher(text.trim());
         if (!m.matches()) {
-            throw new IllegalArgumentException("'" + text + "' (expected a duration such as 500ms, 5s or 2m)");
+            throw new IllegalArgumentException("'" + text + "' (expected a duration such as 500ms, 5s, 2m, 6h or 7d)");
         }
         long amount = Long.parseLong(m.group(1));
         return switch (m.group(2)) {
             case "ms" -> Duration.ofMillis(amount);
             case "s" -> Duration.ofSeconds(amount);
-            default -> Duration.ofMinutes(amount);
+            case "m" -> Duration.ofMinutes(amount);
+            case "h" -> Duration.ofHours(amount);
+            default -> Duration.ofDays(amount);
         };
     }
 
     public static String format(Duration duration) {
         long ms = duration.toMillis();
+        if (ms > 0 && ms % DAY_MILLIS == 0) {
+            return ms / DAY_MILLIS + "d";
+        }
         return ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
     }
 }

@@ -22,6 +22,7 @@ import static dev.fencegate.config.Setting.STORE_KIND;
 import static dev.fencegate.config.Setting.TRUSTED_PROXIES;
 import static dev.fencegate.config.Setting.VIRTUAL_HOST_DOMAINS;
 import static dev.fencegate.config.Setting.MAX_URI_LENGTH;
+import static dev.fencegate.config.Setting.MULTIPART_UPLOAD_LIFETIME;
 import static dev.fencegate.config.Setting.REMEMBERED_FENCES;
 import static dev.fencegate.config.Setting.REQUIRE_SYNC_STANDBY;
 import static dev.fencegate.config.Setting.SCOPES;
@@ -61,7 +62,8 @@ public final class GatewayConfigReader {
                     new SafetyConfig(settings.bool(ALLOW_UNSAFE_DURABILITY), settings.bool(REQUIRE_SYNC_STANDBY),
                             settings.integer(REMEMBERED_FENCES), settings.text(TOKEN_KEY_FILE)),
                     ioThreads == 0 ? Runtime.getRuntime().availableProcessors() : ioThreads,
-                    new OperationsConfig(settings.accessLog(ACCESS_LOG), settings.text(ADMIN_TOKEN)),
+                    new OperationsConfig(settings.accessLog(ACCESS_LOG), settings.text(ADMIN_TOKEN),
+                            settings.duration(MULTIPART_UPLOAD_LIFETIME)),
                     new ScopeConfig(settings.text(SCOPES), ScopeConfig.refuses(settings.text(UNSCOPED_WRITES))),
                     new TlsConfig(settings.text(TLS_KEYSTORE), settings.text(TLS_KEYSTORE_PASSWORD),
                             settings.text(TLS_CLIENT_TRUSTSTORE), settings.text(TLS_CLIENT_TRUSTSTORE_PASSWORD)));

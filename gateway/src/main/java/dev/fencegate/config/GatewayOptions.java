@@ -195,6 +195,11 @@ public final class GatewayOptions {
         flag(Setting.ADMIN_TOKEN, value);
     }
 
+    @Option(names = "--multipart-upload-lifetime", paramLabel = "DURATION", description = "How long a multipart upload's id is known after CreateMultipartUpload; steps of an older upload get 403 and its record is deleted; keep it above the store's rule for incomplete uploads (env FENCEGATE_MULTIPART_UPLOAD_LIFETIME; default 7d).")
+    void multipartUploadLifetime(String value) {
+        flag(Setting.MULTIPART_UPLOAD_LIFETIME, value);
+    }
+
     private void flag(Setting setting, String value) {
         // picocli may reset an option to its (absent) default before parsing: null means "not given".
         if (value == null) {

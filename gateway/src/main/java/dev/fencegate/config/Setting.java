@@ -44,7 +44,8 @@ public enum Setting {
     UNSCOPED_WRITES("unscoped-writes", "refuse", false),
     IO_THREADS("io-threads", "0", false),
     ACCESS_LOG("access-log", "off", false),
-    ADMIN_TOKEN("admin-token", "", true);
+    ADMIN_TOKEN("admin-token", "", true),
+    MULTIPART_UPLOAD_LIFETIME("multipart-upload-lifetime", "7d", false);
 
     /** The variable that names the config file; not a setting itself, since it says where settings are. */
     public static final String CONFIG_VARIABLE = "FENCEGATE_CONFIG";

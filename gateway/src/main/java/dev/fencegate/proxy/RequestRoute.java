@@ -53,9 +53,12 @@ sealed interface RequestRoute {
             if (owner.isPresent() && owner.get().equals(object)) {
                 return Optional.empty();
             }
-            return Optional.of(Problem.of(Outcome.FOREIGN_UPLOAD, "upload id " + uploadId + " was "
-                    + (owner.isPresent() ? "created for another object" : "never created through the gateway")
-                    + ", not for " + object + "; use it only with the key it was created for"));
+            if (owner.isEmpty()) {
+                return Optional.of(Problem.of(Outcome.FOREIGN_UPLOAD, "upload id " + uploadId + " is not known: it was"
+                        + " never created through the gateway, or longer ago than --multipart-upload-lifetime"));
+            }
+            return Optional.of(Problem.of(Outcome.FOREIGN_UPLOAD, "upload id " + uploadId + " was created for another object,"
+                    + " not for " + object + "; use it only with the key it was created for"));
         }
     }
 

@@ -134,8 +134,12 @@ public final class FenceService implements AutoCloseable {
                 RECONCILE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
         log.info("Fence instance {}: registrations last {}, renewed every {} while written under; drain wait up to {}",
                 instance, timing.rowLength(), RECONCILE_INTERVAL, drainWait);
-        return new FenceService(database, store, monitor, checker, admission, reconciler, listener, fences,
-                new PostgresUploadOwners(database.dataSource()));
+        PostgresUploadOwners uploads = new PostgresUploadOwners(database.dataSource(),
+                config.operations().multipartUploadLifetime());
+        FunctionCounter.builder("fencegate.multipart.uploads.forgotten", uploads, PostgresUploadOwners::forgotten)
+                .description("Multipart upload records this instance deleted once older than --multipart-upload-lifetime")
+                .register(registry);
+        return new FenceService(database, store, monitor, checker, admission, reconciler, listener, fences, uploads);
     }
 
     private static String describePool(FenceDatabase database) {

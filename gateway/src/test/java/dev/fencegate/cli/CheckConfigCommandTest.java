@@ -60,7 +60,7 @@ class CheckConfigCommandTest {
         int status = run(Map.of("FENCEGATE_UPSTREAM", "http://store:9000", "FENCEGATE_FENCE_TIMEOUT", "5"));
 
         assertThat(status).isEqualTo(2);
-        assertThat(err.toString()).contains("--fence-timeout: '5' (expected a duration such as 500ms, 5s or 2m); set by FENCEGATE_FENCE_TIMEOUT");
+        assertThat(err.toString()).contains("--fence-timeout: '5' (expected a duration such as 500ms, 5s, 2m, 6h or 7d); set by FENCEGATE_FENCE_TIMEOUT");
         assertThat(lines()).as("the settings are still shown, to find the culprit").contains("fence-timeout = 5 (env)");
     }
 

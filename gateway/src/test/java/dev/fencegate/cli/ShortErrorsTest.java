@@ -27,7 +27,7 @@ class ShortErrorsTest {
 
         assertThat(status).isEqualTo(2);
         assertThat(err.toString().lines().toList()).containsExactly(
-                "--fence-timeout: '5' (expected a duration such as 500ms, 5s or 2m)",
+                "--fence-timeout: '5' (expected a duration such as 500ms, 5s, 2m, 6h or 7d)",
                 "See 'fencegate serve --help' for every setting and its default.");
         assertThat(out.toString()).isEmpty();
     }

@@ -58,7 +58,7 @@ class GatewayOptionsTest {
                 "--upstream-connect-timeout", "3s", "--upstream-timeout", "2m", "--client-idle-timeout", "45s",
                 "--head-timeout", "3s", "--max-uri-length", "4096", "--max-header-size", "2048", "--io-threads", "3",
                 "--allow-unsafe-durability", "--require-sync-standby=true", "--remembered-fences", "5000",
-                "--access-log", "json", "--admin-token", "0123456789abcdef0123");
+                "--access-log", "json", "--admin-token", "0123456789abcdef0123", "--multipart-upload-lifetime", "30d");
 
         assertThat(config.listen()).isEqualTo(new HostPort("0.0.0.0", 18080));
         assertThat(config.adminListen()).isEqualTo(new HostPort("::1", 19090));
@@ -73,7 +73,8 @@ class GatewayOptionsTest {
         assertThat(config.limits()).isEqualTo(new Limits(4096, 2048, 0, 100, 10_000, "", "localhost", StoreKind.S3_PATH, Duration.ofSeconds(3)));
         assertThat(config.ioThreads()).isEqualTo(3);
         assertThat(config.safety()).isEqualTo(new SafetyConfig(true, true, 5000));
-        assertThat(config.operations()).isEqualTo(new OperationsConfig(AccessLogFormat.JSON, "0123456789abcdef0123"));
+        assertThat(config.operations()).isEqualTo(new OperationsConfig(AccessLogFormat.JSON, "0123456789abcdef0123",
+                Duration.ofDays(30)));
         assertThat(config.operations().toString()).doesNotContain("0123456789abcdef0123");
         assertThat(config.database().toString()).doesNotContain("secret");
     }
@@ -158,7 +159,7 @@ class GatewayOptionsTest {
                 Arguments.of("--fence-timeout", "5", "expected a duration"),
                 Arguments.of("--upstream-connect-timeout", "0ms", "expected more than 0"),
                 Arguments.of("--upstream-timeout", "0s", "expected more than 0"),
-                Arguments.of("--upstream-timeout", "1h", "expected a duration"),
+                Arguments.of("--upstream-timeout", "1w", "expected a duration"),
                 Arguments.of("--client-idle-timeout", "0m", "expected more than 0"),
                 Arguments.of("--head-timeout", "0s", "expected more than 0"),
                 Arguments.of("--max-uri-length", "255", "expected at least 256"),
@@ -169,7 +170,10 @@ class GatewayOptionsTest {
                 Arguments.of("--allow-unsafe-durability", "yes", "expected true or false"),
                 Arguments.of("--remembered-fences", "10", "expected 1000 to 50000000"),
                 Arguments.of("--access-log", "xml", "expected json or off"),
-                Arguments.of("--admin-token", "short", "expected 16 to 512 visible ASCII characters"));
+                Arguments.of("--admin-token", "short", "expected 16 to 512 visible ASCII characters"),
+                Arguments.of("--multipart-upload-lifetime", "59s", "expected 1m to 36500d"),
+                Arguments.of("--multipart-upload-lifetime", "36501d", "expected 1m to 36500d"),
+                Arguments.of("--multipart-upload-lifetime", "7", "expected a duration"));
     }
 
     private static GatewayConfig configOf(String... args) {
