@@ -23,41 +23,10 @@ gateway_jar=${GATEWAY_JAR:-gateway/target/fencegate.jar}
 loadtest_jar=loadtest/target/fencegate-loadtest.jar
 store_jar=demo/target/fencegate-demo.jar
 (( window + 5 < run )) || { echo "WINDOW must end before the run: WINDOW + 5 < RUN" >&2; exit 2; }
-[[ -f $loadtest_jar && -f $store_jar && -f $gateway_jar ]] || ./mvnw -q -DskipTests package
-
-for port in $(seq "$port_base" $((port_base + 2))); do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-    echo "port $port is in use: choose others with PORT_BASE" >&2
-    exit 1
-  fi
-done
-
 database=fencegate_cost_by_process
-sql() { psql -qAtX -h "$db_host" -p "$db_port" -U postgres -d postgres -c "$1"; }
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  sql "DROP DATABASE IF EXISTS $database" >/dev/null 2>&1 || true
-}
-trap cleanup EXIT
-out=$(mktemp -d /tmp/fencegate-cost.XXXXXX)
-
-java -jar "$store_jar" store --listen "127.0.0.1:$port_base" --discard >"$out/store.log" 2>&1 &
-store=$!
-pids+=($store)
-sql "DROP DATABASE IF EXISTS $database" >/dev/null 2>&1
-sql "CREATE DATABASE $database" >/dev/null
-java -Xmx256m -jar "$gateway_jar" serve --listen "127.0.0.1:$((port_base + 1))" --admin-listen "127.0.0.1:$((port_base + 2))" \
-  --upstream "http://127.0.0.1:$port_base" --db-url "jdbc:postgresql://$db_host:$db_port/$database" --db-user postgres \
-  --access-log off >"$out/gateway.log" 2>&1 &
-gateway=$!
-pids+=($gateway)
-source loadtest/lib/await-ready.sh
-await_ready $((port_base + 2)) "see $out/gateway.log"
+source loadtest/lib/one-gateway.sh
 
 # CPU ms of every process now, as "pid ms" lines (a process gone meanwhile is left out).
-hz=$(getconf CLK_TCK)
 cpu_all() {
   local stat line fields
   for stat in /proc/[0-9]*/stat; do
@@ -67,19 +36,8 @@ cpu_all() {
     echo "${stat%/stat} $(( (fields[11] + fields[12]) * 1000 / hz ))"
   done
 }
-# CPU ms of the gateway's JIT compiler threads now.
-jit_ms() {
-  local task line fields total=0
-  for task in "/proc/$gateway"/task/*; do
-    [[ $(cat "$task/comm" 2>/dev/null) == C[12]\ Compiler* ]] || continue
-    { read -r line <"$task/stat"; } 2>/dev/null || continue
-    read -ra fields <<<"${line##*) }"
-    total=$(( total + (fields[11] + fields[12]) * 1000 / hz ))
-  done
-  echo "$total"
-}
 load() {  # workload seconds token-args...
-  java -jar "$loadtest_jar" run --url "http://127.0.0.1:$((port_base + 1))" --workload "$1" --prefix "/cost/$1" \
+  java -jar "$loadtest_jar" run --url "http://127.0.0.1:$gateway_port" --workload "$1" --prefix "/cost/$1" \
     --connections "$connections" --mode SATURATE --warmup 1 --duration "$2" "${@:3}"
 }
 tokens() { case $1 in same-token|mixed) echo --token-base "$(( $(date +%s%N) / 1000 ))" ;; esac; }
@@ -99,14 +57,14 @@ for workload in "${workloads[@]}"; do
   loader=$!
   sleep 5
   cpu_all >"$out/$n-before"
-  jit_before=$(jit_ms)
+  jit_before=$(jit_ticks)
   if [[ ${PERF:-} == 1 ]]; then
     perf record -a -g -F 999 -o "$out/perf-$n-$workload.data" -- sleep "$window" >/dev/null 2>&1
   else
     sleep "$window"
   fi
   cpu_all >"$out/$n-after"
-  jit=$(( $(jit_ms) - jit_before ))
+  jit=$(( ($(jit_ticks) - jit_before) * 1000 / hz ))
   declare -A role=()
   for pid in $(awk '{ print $1 }' "$out/$n-after"); do
     args=$( { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null || true)

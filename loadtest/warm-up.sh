@@ -12,53 +12,14 @@ cd "$(dirname "$0")/.."
 workload=${1:-new-objects}
 runs=${RUNS:-10} run=${RUN:-6} pause=${PAUSE:-5} connections=${CONNECTIONS:-32}
 port_base=${PORT_BASE:-19690} db_host=${DB_HOST:-127.0.0.1} db_port=${DB_PORT:-5432}
-store_port=$port_base gateway_port=$((port_base + 1)) admin_port=$((port_base + 2))
 loadtest_jar=loadtest/target/fencegate-loadtest.jar
 gateway_jar=${GATEWAY_JAR:-gateway/target/fencegate.jar}
 store_jar=demo/target/fencegate-demo.jar
-[[ -f $loadtest_jar && -f $gateway_jar && -f $store_jar ]] || ./mvnw -q -DskipTests package
-
-for port in "$store_port" "$gateway_port" "$admin_port"; do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-    echo "port $port is in use: choose others with PORT_BASE" >&2
-    exit 1
-  fi
-done
-
 database=fencegate_warm_up
-sql() { psql -qAtX -h "$db_host" -p "$db_port" -U postgres -d postgres -c "$1"; }
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  sql "DROP DATABASE IF EXISTS $database" >/dev/null 2>&1 || true
-}
-trap cleanup EXIT
-out=$(mktemp -d /tmp/fencegate-warm-up.XXXXXX)
-sql "DROP DATABASE IF EXISTS $database" >/dev/null 2>&1
-sql "CREATE DATABASE $database" >/dev/null
+source loadtest/lib/one-gateway.sh
 
-java -jar "$store_jar" store --listen "127.0.0.1:$store_port" --discard >"$out/store.log" 2>&1 &
-pids+=($!)
-java -Xmx256m -jar "$gateway_jar" serve --listen "127.0.0.1:$gateway_port" --admin-listen "127.0.0.1:$admin_port" \
-  --upstream "http://127.0.0.1:$store_port" --db-url "jdbc:postgresql://$db_host:$db_port/$database" --db-user postgres \
-  --access-log off >"$out/gateway.log" 2>&1 &
-gateway=$!
-pids+=($gateway)
-source loadtest/lib/await-ready.sh
-await_ready "$admin_port" "see $out/gateway.log"
-
-hz=$(getconf CLK_TCK)
-# CPU ticks of the gateway process, and of its JIT compiler threads.
+# CPU ticks of the gateway process.
 ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$gateway/stat"; }
-jit_ticks() {
-  local task total=0
-  for task in /proc/"$gateway"/task/*; do
-    [[ $(cat "$task/comm" 2>/dev/null) =~ ^C[12]\ CompilerThre ]] || continue
-    total=$((total + $(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "$task/stat" 2>/dev/null || echo 0)))
-  done
-  echo "$total"
-}
 echo "workload $workload, $connections connections, runs of $run s with $pause s between; logs in $out"
 for i in $(seq 1 "$runs"); do
   all0=$(ticks) jit0=$(jit_ticks)
