@@ -3,6 +3,7 @@ package dev.fencegate.nemesis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencegate.demo.AppliedWrite;
+import dev.fencegate.testing.AdminMetrics;
 import dev.fencegate.testing.NoNettyLeaks;
 import java.time.Duration;
 import java.util.List;
@@ -82,10 +83,10 @@ class LostRegistrationIT {
     void aWriteAdmittedUnderADeletedRegistrationIsNotSentAfterAHigherTokenLanded() throws Exception {
         String path = "/lost-row/in-flight";
         Outcomes.holdTheFence(gateways, path, 5);
-        double heldBefore = Wire.heldAdmissions(gateways.victim.adminPort());
+        double heldBefore = AdminMetrics.heldAdmissions(gateways.victim.adminPort());
         try (Wire.LateBody old = Wire.LateBody.open(gateways.victim.port(), path, 5, "old-5")) {
             Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
-                    .until(() -> Wire.heldAdmissions(gateways.victim.adminPort()) > heldBefore);
+                    .until(() -> AdminMetrics.heldAdmissions(gateways.victim.adminPort()) > heldBefore);
             assertThat(gateways.fences.deleteRegistrations()).as("registration rows deleted").isPositive();
             Wire.Landed raise = Wire.putUntilAnswered(gateways.other.port(), path, 6, "new-6", Duration.ofSeconds(45));
             assertThat(raise.status()).as("token 6 through the other instance").isIn(201, 204);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencegate.demo.AppliedWrite;
 import dev.fencegate.http.Outcome;
+import dev.fencegate.testing.AdminMetrics;
 import dev.fencegate.testing.RawHttp;
 import java.time.Duration;
 import java.util.Arrays;
@@ -15,41 +16,20 @@ final class Outcomes {
 
     /** The problem type a write whose admission ran out gets, once the gateway has one. */
     private static final String ADMISSION_EXPIRED = "admission-expired";
-    private static final Duration RAISE_BOUND = Duration.ofSeconds(45);
 
     private Outcomes() {
     }
 
     /** Writes {@code token} through the victim until it holds the fence: a write admitted with no trip to PostgreSQL. */
     static void holdTheFence(TwoGateways gateways, String path, long token) throws InterruptedException {
-        double before = Wire.heldAdmissions(gateways.victim.adminPort());
-        for (int i = 1; i <= 20 && Wire.heldAdmissions(gateways.victim.adminPort()) <= before; i++) {
+        double before = AdminMetrics.heldAdmissions(gateways.victim.adminPort());
+        for (int i = 1; i <= 20 && AdminMetrics.heldAdmissions(gateways.victim.adminPort()) <= before; i++) {
             int status = Wire.put(gateways.victim.port(), path, token, "holder-" + token + "." + i);
             assertThat(status).as("write %d at token %d through the victim", i, token).isIn(201, 204);
             Thread.sleep(50);
         }
-        assertThat(Wire.heldAdmissions(gateways.victim.adminPort())).as("the victim holds the fence of %s", path)
+        assertThat(AdminMetrics.heldAdmissions(gateways.victim.adminPort())).as("the victim holds the fence of %s", path)
                 .isGreaterThan(before);
-    }
-
-    /**
-     * Stops the victim, lets the old write's body reach its socket, raises through the other
-     * instance until the higher token lands (the victim's registration must run out first),
-     * resumes the victim and judges the old write.
-     */
-    static void pauseWhileAHigherTokenLands(TwoGateways gateways, String path, Wire.LateBody old) throws Exception {
-        Wire.Landed raise;
-        gateways.victim.pause();
-        try {
-            old.sendBody();
-            raise = Wire.putUntilAnswered(gateways.other.port(), path, 6, "new-6", RAISE_BOUND);
-        } finally {
-            gateways.victim.resume();
-        }
-        System.out.printf("%s: token 6 landed through the other instance %d ms into the pause, after %d attempts%n",
-                path, raise.took().toMillis(), raise.attempts());
-        assertThat(raise.status()).as("token 6 through the other instance while the victim is paused").isIn(201, 204);
-        assertOldWriteRefusedAndNotApplied(gateways, path, old);
     }
 
     /**

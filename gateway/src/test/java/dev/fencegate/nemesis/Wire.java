@@ -132,19 +132,4 @@ final class Wire {
             connection.close();
         }
     }
-
-    /** {@code fencegate_fence_held_admissions_total} on an admin port: writes admitted at a held fence. */
-    static double heldAdmissions(int adminPort) {
-        try {
-            String metrics = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/metrics"))
-                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
-            return metrics.lines().filter(line -> line.startsWith("fencegate_fence_held_admissions_total"))
-                    .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
-        } catch (IOException e) {
-            return -1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return -1;
-        }
-    }
 }

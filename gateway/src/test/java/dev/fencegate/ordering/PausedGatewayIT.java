@@ -6,6 +6,7 @@ import dev.fencegate.Gateway;
 import dev.fencegate.config.DatabaseConfig;
 import dev.fencegate.demo.AppliedWrite;
 import dev.fencegate.demo.MemoryObjectStore;
+import dev.fencegate.testing.AdminMetrics;
 import dev.fencegate.testing.GatewayHarness;
 import dev.fencegate.testing.GatewayProcess;
 import dev.fencegate.testing.NoNettyLeaks;
@@ -65,10 +66,16 @@ class PausedGatewayIT {
             int appliedBefore = store.appliedTo(path).size();
             try (RawHttp client = RawHttp.connect(paused.port())) {
                 client.timeout(30_000);
+                double heldBefore = AdminMetrics.heldAdmissions(paused.adminPort());
                 // The head only: admitted, the gateway waits for the body before it opens the store connection.
                 client.send("PUT " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nFencing-Token: 5\r\nContent-Length: "
                         + BODY.length() + "\r\n\r\n");
                 Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> fence(database, path) == 5);
+                if (held) {
+                    // Admitted from memory, with no statement: the path a held fence takes.
+                    Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+                            .until(() -> AdminMetrics.heldAdmissions(paused.adminPort()) > heldBefore);
+                }
                 Thread.sleep(300); // the decision reaches the event loop
 
                 signal(paused, "STOP");

@@ -6,6 +6,7 @@ import dev.fencegate.Gateway;
 import dev.fencegate.config.DatabaseConfig;
 import dev.fencegate.demo.AppliedWrite;
 import dev.fencegate.demo.MemoryObjectStore;
+import dev.fencegate.testing.AdminMetrics;
 import dev.fencegate.testing.GatewayHarness;
 import dev.fencegate.testing.NoNettyLeaks;
 import dev.fencegate.testing.TestPostgres;
@@ -58,7 +59,7 @@ class WriteHistoryIT {
                             database, Duration.ofSeconds(10))));
                 }
                 sent.addAll(runWriters(gateways));
-                assertThat(gateways.stream().mapToDouble(WriteHistoryIT::heldAdmissions).sum())
+                assertThat(gateways.stream().mapToDouble(gateway -> AdminMetrics.heldAdmissions(gateway.adminPort())).sum())
                         .as("writes admitted at held fences: the run must exercise them").isPositive();
             } finally {
                 gateways.forEach(Gateway::close);
@@ -84,18 +85,6 @@ class WriteHistoryIT {
                         path, write.id(), write.token(), highestBefore).isGreaterThanOrEqualTo(highestBefore);
             }
         });
-    }
-
-    private static double heldAdmissions(Gateway gateway) {
-        HttpClient http = HttpClient.newHttpClient();
-        try {
-            String metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.adminPort() + "/metrics"))
-                    .build(), HttpResponse.BodyHandlers.ofString()).body();
-            return metrics.lines().filter(line -> line.startsWith("fencegate_fence_held_admissions_total"))
-                    .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
-        } catch (Exception e) {
-            throw new IllegalStateException("metrics of the gateway on " + gateway.adminPort(), e);
-        }
     }
 
     private static List<Sent> runWriters(List<Gateway> gateways) throws InterruptedException {

@@ -1,0 +1,36 @@
+package dev.fencegate.testing;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** Counters read from a gateway's admin port, as a scraper would. */
+public final class AdminMetrics {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+
+    private AdminMetrics() {
+    }
+
+    /**
+     * {@code fencegate_fence_held_admissions_total}: writes admitted at a fence the instance holds;
+     * -1 while the admin port does not answer (a paused gateway's, say), so a wait on it goes on.
+     */
+    public static double heldAdmissions(int adminPort) {
+        try {
+            String metrics = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/metrics"))
+                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
+            return metrics.lines().filter(line -> line.startsWith("fencegate_fence_held_admissions_total"))
+                    .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
+        } catch (IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+}
