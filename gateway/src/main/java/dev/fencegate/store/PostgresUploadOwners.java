@@ -60,6 +60,8 @@ public final class PostgresUploadOwners implements UploadOwners, AutoCloseable {
 
     private final DataSource dataSource;
     private final Duration lifetime;
+    /** The lifetime as the statements bind it. */
+    private final double lifetimeSeconds;
     private final Duration forgetEvery;
     private final ThreadPoolExecutor executor;
     private final ScheduledExecutorService forgetter;
@@ -78,6 +80,7 @@ public final class PostgresUploadOwners implements UploadOwners, AutoCloseable {
     PostgresUploadOwners(DataSource dataSource, Duration lifetime, Duration forgetEvery) {
         this.dataSource = dataSource;
         this.lifetime = lifetime;
+        this.lifetimeSeconds = lifetime.toMillis() / 1e3;
         this.forgetEvery = forgetEvery;
         this.executor = new ThreadPoolExecutor(THREADS, THREADS, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(QUEUE),
                 runnable -> {
@@ -101,13 +104,13 @@ public final class PostgresUploadOwners implements UploadOwners, AutoCloseable {
                 try (PreparedStatement insert = connection.prepareStatement(RECORD)) {
                     insert.setString(1, uploadId);
                     insert.setString(2, object.value());
-                    insert.setDouble(3, lifetime.toMillis() / 1e3);
+                    insert.setDouble(3, lifetimeSeconds);
                     if (insert.executeUpdate() == 1) {
                         return null;
                     }
                 }
                 // The id was known already: harmless only if it was this object's.
-                Optional<ResourceKey> owner = owner(connection, OWNER, uploadId);
+                Optional<ResourceKey> owner = owner(connection, uploadId, false);
                 if (owner.isPresent() && owner.get().equals(object)) {
                     return null;
                 }
@@ -124,7 +127,7 @@ public final class PostgresUploadOwners implements UploadOwners, AutoCloseable {
     public CompletableFuture<Optional<ResourceKey>> ownerOf(String uploadId) {
         return run(() -> {
             try (Connection connection = dataSource.getConnection()) {
-                return owner(connection, LIVE_OWNER, uploadId);
+                return owner(connection, uploadId, true);
             } catch (SQLException e) {
                 throw new FenceStoreUnavailableException("owner of upload id " + uploadId + " could not be read: "
                         + e.getMessage(), e);
@@ -132,11 +135,12 @@ public final class PostgresUploadOwners implements UploadOwners, AutoCloseable {
         });
     }
 
-    private Optional<ResourceKey> owner(Connection connection, String sql, String uploadId) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(sql)) {
+    /** The object the id was recorded for; with {@code liveOnly}, only while the record is within its lifetime. */
+    private Optional<ResourceKey> owner(Connection connection, String uploadId, boolean liveOnly) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(liveOnly ? LIVE_OWNER : OWNER)) {
             select.setString(1, uploadId);
-            if (sql.equals(LIVE_OWNER)) {
-                select.setDouble(2, lifetime.toMillis() / 1e3);
+            if (liveOnly) {
+                select.setDouble(2, lifetimeSeconds);
             }
             try (ResultSet row = select.executeQuery()) {
                 return row.next() ? Optional.of(new ResourceKey(row.getString(1))) : Optional.empty();
@@ -152,7 +156,7 @@ public final class PostgresUploadOwners implements UploadOwners, AutoCloseable {
         long deleted = 0;
         try (Connection connection = dataSource.getConnection();
              PreparedStatement forget = connection.prepareStatement(FORGET)) {
-            forget.setDouble(1, lifetime.toMillis() / 1e3);
+            forget.setDouble(1, lifetimeSeconds);
             for (int i = 0; i < FORGET_STATEMENTS; i++) {
                 int gone = forget.executeUpdate();
                 deleted += gone;

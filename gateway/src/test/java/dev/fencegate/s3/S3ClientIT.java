@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencegate.Gateway;
+import dev.fencegate.testing.FenceSchema;
 import dev.fencegate.testing.NoNettyLeaks;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Consumer;
@@ -226,17 +224,12 @@ class S3ClientIT {
 
     @ParameterizedTest
     @EnumSource(RequestChecksumCalculation.class)
-    void anUploadOlderThanTheMultipartUploadLifetimeIsRefusedAsUnknown(RequestChecksumCalculation checksums) throws SQLException {
+    void anUploadOlderThanTheMultipartUploadLifetimeIsRefusedAsUnknown(RequestChecksumCalculation checksums) {
         try (S3Client client = s3.client(checksums)) {
             String key = key();
             String id = client.createMultipartUpload(b -> b.bucket(BUCKET).key(key).overrideConfiguration(token(4))).uploadId();
             CompletedPart first = upload(client, key, id, 1, "first part", 4);
-            try (Connection connection = DriverManager.getConnection(s3.database.url(), s3.database.user(), s3.database.password());
-                 PreparedStatement backdate = connection.prepareStatement("UPDATE " + s3.database.schema()
-                         + ".multipart_upload SET created_at = now() - interval '7 days 1 minute' WHERE upload_id = ?")) {
-                backdate.setString(1, id);
-                assertThat(backdate.executeUpdate()).isEqualTo(1);
-            }
+            assertThat(new FenceSchema(s3.database.schema()).ageUpload(id, Duration.ofDays(7).plusMinutes(1))).isEqualTo(1);
             int attemptsBefore = s3.attempts.get();
 
             assertThatThrownBy(() -> client.completeMultipartUpload(b -> b.bucket(BUCKET).key(key).uploadId(id)

@@ -5,30 +5,31 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencegate.fence.FenceStoreUnavailableException;
 import dev.fencegate.fence.ResourceKey;
+import dev.fencegate.testing.FenceSchema;
 import dev.fencegate.testing.TestPostgres;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /** Upload ids and their objects in a real PostgreSQL, seen alike by every instance. */
 class PostgresUploadOwnersTest {
 
     private static FenceDatabase database;
+    private static FenceSchema tables;
     private static PostgresUploadOwners owners;
     private static PostgresUploadOwners otherInstance;
 
     @BeforeAll
     static void openDatabase() {
-        database = TestPostgres.migrated(PostgresUploadOwnersTest.class.getSimpleName());
+        String schema = TestPostgres.newSchema(PostgresUploadOwnersTest.class.getSimpleName());
+        database = FenceDatabase.open(TestPostgres.config(schema));
+        database.migrate();
+        tables = new FenceSchema(schema);
         owners = new PostgresUploadOwners(database.dataSource());
         otherInstance = new PostgresUploadOwners(database.dataSource());
     }
@@ -62,14 +63,18 @@ class PostgresUploadOwnersTest {
         assertThat(owners.ownerOf(id).get(5, TimeUnit.SECONDS)).hasValue(new ResourceKey("/b/first"));
     }
 
+    private static void age(String uploadId, Duration age) {
+        assertThat(tables.ageUpload(uploadId, age)).isEqualTo(1);
+    }
+
     @Test
     void anUploadOlderThanTheLifetimeIsUnknownAndItsRecordDeleted() throws Exception {
         String old = UUID.randomUUID().toString();
         String young = UUID.randomUUID().toString();
         owners.record(old, new ResourceKey("/b/old")).get(5, TimeUnit.SECONDS);
         owners.record(young, new ResourceKey("/b/young")).get(5, TimeUnit.SECONDS);
-        backdate(old, Duration.ofDays(7).plusMinutes(1));
-        backdate(young, Duration.ofDays(7).minusMinutes(1));
+        age(old, Duration.ofDays(7).plusMinutes(1));
+        age(young, Duration.ofDays(7).minusMinutes(1));
 
         assertThat(otherInstance.ownerOf(old).get(5, TimeUnit.SECONDS)).as("unknown before its record is deleted").isEmpty();
         assertThat(otherInstance.ownerOf(young).get(5, TimeUnit.SECONDS)).hasValue(new ResourceKey("/b/young"));
@@ -77,8 +82,8 @@ class PostgresUploadOwnersTest {
 
         assertThat(otherInstance.forgetExpired()).isEqualTo(1);
 
-        assertThat(exists(old)).isFalse();
-        assertThat(exists(young)).isTrue();
+        assertThat(tables.uploadRecorded(old)).isFalse();
+        assertThat(tables.uploadRecorded(young)).isTrue();
         assertThat(otherInstance.forgotten() - before).isEqualTo(1);
         assertThat(otherInstance.forgetExpired()).isZero();
     }
@@ -87,7 +92,7 @@ class PostgresUploadOwnersTest {
     void anExpiredIdHandedOutAgainBelongsToItsNewObject() throws Exception {
         String id = UUID.randomUUID().toString();
         owners.record(id, new ResourceKey("/b/gone")).get(5, TimeUnit.SECONDS);
-        backdate(id, Duration.ofDays(8));
+        age(id, Duration.ofDays(8));
 
         otherInstance.record(id, new ResourceKey("/b/new")).get(5, TimeUnit.SECONDS);
 
@@ -103,30 +108,10 @@ class PostgresUploadOwnersTest {
                 Duration.ofMillis(100))) {
             String id = UUID.randomUUID().toString();
             shortLived.record(id, new ResourceKey("/b/" + id)).get(5, TimeUnit.SECONDS);
-            backdate(id, Duration.ofHours(2));
+            age(id, Duration.ofHours(2));
 
-            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !exists(id));
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !tables.uploadRecorded(id));
             assertThat(shortLived.forgotten()).isPositive();
-        }
-    }
-
-    private static void backdate(String uploadId, Duration age) throws SQLException {
-        try (Connection connection = database.dataSource().getConnection();
-             PreparedStatement update = connection.prepareStatement(
-                     "UPDATE multipart_upload SET created_at = now() - make_interval(secs => ?) WHERE upload_id = ?")) {
-            update.setDouble(1, age.toSeconds());
-            update.setString(2, uploadId);
-            assertThat(update.executeUpdate()).isEqualTo(1);
-        }
-    }
-
-    private static boolean exists(String uploadId) throws SQLException {
-        try (Connection connection = database.dataSource().getConnection();
-             PreparedStatement select = connection.prepareStatement("SELECT 1 FROM multipart_upload WHERE upload_id = ?")) {
-            select.setString(1, uploadId);
-            try (ResultSet row = select.executeQuery()) {
-                return row.next();
-            }
         }
     }
 }

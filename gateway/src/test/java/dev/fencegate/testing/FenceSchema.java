@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 
 /**
  * The fence tables of one schema as an operator (or a fault) sees them from outside the gateways:
@@ -34,9 +35,26 @@ public record FenceSchema(String schema) {
                 + "' AND pid <> pg_backend_pid()");
     }
 
-    private long query(String sql, String resource) {
+    /** Makes the record of a multipart upload id {@code age} old, as if it had been created that long ago. */
+    public int ageUpload(String uploadId, Duration age) {
+        String sql = "UPDATE " + schema + ".multipart_upload SET created_at = now() - make_interval(secs => ?) WHERE upload_id = ?";
+        try (Connection connection = connect(); PreparedStatement update = connection.prepareStatement(sql)) {
+            update.setDouble(1, age.toSeconds());
+            update.setString(2, uploadId);
+            return update.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
+    /** Whether a record of the multipart upload id is in the table, expired or not. */
+    public boolean uploadRecorded(String uploadId) {
+        return query("SELECT count(*) FROM " + schema + ".multipart_upload WHERE upload_id = ?", uploadId) > 0;
+    }
+
+    private long query(String sql, String key) {
         try (Connection connection = connect(); PreparedStatement select = connection.prepareStatement(sql)) {
-            select.setString(1, resource);
+            select.setString(1, key);
             try (ResultSet row = select.executeQuery()) {
                 return row.next() ? row.getLong(1) : -1;
             }
