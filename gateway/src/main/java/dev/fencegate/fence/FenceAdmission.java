@@ -93,15 +93,23 @@ public final class FenceAdmission {
         }
         List<InstanceFences.Covered> covered = registration.covered();
         List<FenceDecision> decisions = new ArrayList<>(claims.size());
+        List<ResourceKey> noneExpired = new ArrayList<>(claims.size());
         for (int i = 0; i < claims.size(); i++) {
             FenceDecision decision = judged.get(i);
-            if (decision instanceof FenceDecision.Admitted admitted) {
-                decision = guardAgainstRegression(admitted);
-            } else if (decision instanceof FenceDecision.Draining draining && draining.expiredHolder()) {
+            if (decision instanceof FenceDecision.Draining draining && draining.expiredHolder()) {
                 decision = afterExpiredHolder(draining);
+            } else {
+                if (!(decision instanceof FenceDecision.Unavailable)) {
+                    noneExpired.add(claims.get(i).resource());
+                }
+                if (decision instanceof FenceDecision.Admitted admitted) {
+                    decision = guardAgainstRegression(admitted);
+                }
             }
             decisions.add(fences.settle(claims.get(i), decision, covered.get(i), remembered));
         }
+        // A grace left over from rows another instance removed must not shorten the next one.
+        fences.noExpiredHolders(noneExpired);
         return decisions;
     }
 

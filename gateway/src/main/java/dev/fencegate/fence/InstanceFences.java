@@ -52,6 +52,11 @@ public final class InstanceFences {
     private final Map<ResourceKey, HeldSlot> held = new HashMap<>();
     /** Until when a raise here waits for an instance whose row it found expired. */
     private final Map<ResourceKey, Long> expiredHolderGrace = new HashMap<>();
+    /**
+     * When a change made outside the gateways was last heard per resource: a row write that started
+     * before it may have been undone by it (a row deleted or changed by hand after it was written).
+     */
+    private final Map<ResourceKey, Long> outsideChanges = new HashMap<>();
     private long listenerConfirmedNanos;
     private boolean listenerConfirmed;
     private long listenerLosses;
@@ -60,8 +65,14 @@ public final class InstanceFences {
         private HeldFence fence;
     }
 
-    /** What a claim was covered by before its fence was read: its lease, and the hold the read may become. */
-    record Covered(Lease lease, HeldSlot slot) {
+    /**
+     * What a claim was covered by before its fence was read: its lease, the lease's revocation
+     * count then (a revocation heard while the fence is read closes the write's window), and the
+     * hold the read may become.
+     */
+    record Covered(Lease lease, long epoch, HeldSlot slot) {
+
+        static final Covered NOTHING = new Covered(null, 0, null);
     }
 
     public InstanceFences(RegistrationRows rows, LeaseTiming timing, LongSupplier clock) {
@@ -149,7 +160,7 @@ public final class InstanceFences {
                 Lease lease = leases.get(claim.resource());
                 boolean covered = !needed.containsKey(claim.resource());
                 HeldSlot slot = covered && holding ? held.computeIfAbsent(claim.resource(), r -> new HeldSlot()) : null;
-                before.add(covered ? new Covered(lease, slot) : null);
+                before.add(covered ? new Covered(lease, lease.epoch(), slot) : null);
             }
         }
         return new BatchRegistration(this, claims, needed, rowsUnknown, before, now);
@@ -158,7 +169,8 @@ public final class InstanceFences {
     /**
      * Records the rows a batch's commit confirmed, then covers each claim registered by it: its
      * lease, and, with the listener fresh, the hold its coming fence read may become. Claims
-     * covered before keep what they had.
+     * covered before keep what they had. A lease a change made by hand may have undone since its
+     * row was written covers nothing: the claim's write is not sent.
      */
     List<Covered> registered(List<FenceClaim> claims, List<RegistrationRows.Written> written, long startedNanos,
                              List<Covered> before) {
@@ -175,8 +187,12 @@ public final class InstanceFences {
                 }
                 FenceClaim claim = claims.get(i);
                 Lease lease = leases.get(claim.resource());
-                HeldSlot slot = holding && lease != null ? held.computeIfAbsent(claim.resource(), r -> new HeldSlot()) : null;
-                covered.add(new Covered(lease, slot));
+                if (lease == null || lease.unconfirmed) {
+                    covered.add(Covered.NOTHING);
+                    continue;
+                }
+                HeldSlot slot = holding ? held.computeIfAbsent(claim.resource(), r -> new HeldSlot()) : null;
+                covered.add(new Covered(lease, lease.epoch(), slot));
             }
         }
         return covered;
@@ -219,7 +235,7 @@ public final class InstanceFences {
                     slot.fence = slot.fence == null || slot.fence.token() < claim.token().value() ? HeldFence.of(claim) : slot.fence.and(claim);
                 }
                 return covered.lease() == null ? admitted.within(SendWindow.CLOSED)
-                        : admitted.within(covered.lease().windowFor(claim.token().value()));
+                        : admitted.within(covered.lease().windowFor(claim.token().value(), covered.epoch()));
             }
             if (decision instanceof FenceDecision.Draining) {
                 // The fence is at the claim's token now: writes here below it are stale and need not go out.
@@ -271,10 +287,25 @@ public final class InstanceFences {
         }
     }
 
-    /** The expired rows were removed: a later one found for the resource gets a grace of its own. */
-    void expiredHolderGraceServed(ResourceKey resource) {
+    /**
+     * The expired rows of {@code resource} were removed, by this instance or another (each removal
+     * is notified to every instance): a row found expired later gets a grace of its own.
+     */
+    public void expiredHolderGraceServed(ResourceKey resource) {
         synchronized (lock) {
             expiredHolderGrace.remove(resource);
+        }
+    }
+
+    /**
+     * The store judged these resources and found no expired row of another instance: a grace begun
+     * for one of them is over, and a row found expired later gets a grace of its own.
+     */
+    void noExpiredHolders(List<ResourceKey> resources) {
+        synchronized (lock) {
+            if (!expiredHolderGrace.isEmpty()) {
+                resources.forEach(expiredHolderGrace::remove);
+            }
         }
     }
 
@@ -287,10 +318,12 @@ public final class InstanceFences {
      * next sweep if nothing here is in flight.
      */
     public void heard(ResourceKey resource, OptionalLong token) {
+        long now = now();
         synchronized (lock) {
             if (token.isPresent()) {
                 endHolds(resource, token.getAsLong());
             } else {
+                outsideChanges.put(resource, now);
                 held.remove(resource);
                 Lease lease = leases.get(resource);
                 if (lease != null) {
@@ -350,7 +383,9 @@ public final class InstanceFences {
     /**
      * Writes rows and records what they confirm. A renewal confirmed before the lease it renews
      * could have lapsed extends it; otherwise the row may have been gone for a while, another
-     * instance may have raised meanwhile, so it starts a new lease and ends the hold.
+     * instance may have raised meanwhile, so it starts a new lease and ends the hold. A row a change
+     * heard from outside since the write started may have undone starts a lease that covers
+     * nothing: the next claim writes the row again.
      */
     private void write(Map<ResourceKey, Long> minTokens) {
         long started = now();
@@ -363,9 +398,13 @@ public final class InstanceFences {
         synchronized (lock) {
             for (RegistrationRows.Written row : written) {
                 Lease lease = leases.get(row.resource());
-                if (lease == null || confirmed - lease.expiresNanos >= 0 || lease.unconfirmed) {
+                Long changedOutside = outsideChanges.get(row.resource());
+                boolean undone = changedOutside != null && changedOutside - started > 0;
+                if (lease == null || confirmed - lease.expiresNanos >= 0 || lease.unconfirmed || undone) {
                     held.remove(row.resource());
-                    leases.put(row.resource(), new Lease(clock, row.minToken(), row.generation(), expires, timing.storeApplyNanos()));
+                    Lease fresh = new Lease(clock, row.minToken(), row.generation(), expires, timing.storeApplyNanos());
+                    fresh.unconfirmed = undone;
+                    leases.put(row.resource(), fresh);
                 } else if (row.generation() >= lease.generation) {
                     lease.minToken = row.minToken();
                     lease.generation = row.generation();
@@ -383,6 +422,9 @@ public final class InstanceFences {
         synchronized (lock) {
             all = List.copyOf(leases.keySet());
             expiredHolderGrace.values().removeIf(until -> now - until > GRACE_MEMORY_NANOS);
+            // A row write that started longer ago than a row lasts confirms a lease already past its send time.
+            long remembered = Math.max(GRACE_MEMORY_NANOS, timing.rowNanos());
+            outsideChanges.values().removeIf(heard -> now - heard > remembered);
         }
         reconcile(all, true);
     }

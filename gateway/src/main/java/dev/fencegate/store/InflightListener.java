@@ -116,12 +116,20 @@ public final class InflightListener implements AutoCloseable {
         }
     }
 
-    /** This instance's row for a resource is gone: as for a change made outside the gateways. */
+    /**
+     * An instance's expired row for a resource was removed: if it was this instance's, as for a
+     * change made outside the gateways; whoever's it was, a grace this instance began for it is over.
+     */
     private void removed(String payload) {
         int separator = payload == null ? -1 : payload.indexOf(TOKEN_SEPARATOR);
-        if (separator > 0 && payload.substring(0, separator).equals(instance)) {
-            fences.heard(new ResourceKey(payload.substring(separator + 1)), OptionalLong.empty());
+        if (separator <= 0) {
+            return;
         }
+        ResourceKey resource = new ResourceKey(payload.substring(separator + 1));
+        if (payload.substring(0, separator).equals(instance)) {
+            fences.heard(resource, OptionalLong.empty());
+        }
+        fences.expiredHolderGraceServed(resource);
     }
 
     /** A gateway's notice that the fence of {@code resource} is raised to {@code token}, or about to be. */

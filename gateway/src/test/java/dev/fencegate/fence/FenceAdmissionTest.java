@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
 /** The order of one admission: register, judge, hold back behind lower local writes, never regress. */
@@ -18,11 +19,19 @@ class FenceAdmissionTest {
     private final RememberedFences remembered = new RememberedFences(1_000);
     private final List<FenceClaim> regressions = new ArrayList<>();
     private final List<ResourceKey> registered = new ArrayList<>();
+    /** Run once, after the next row write committed and before its rows are recorded. */
+    private Runnable afterRowsWritten = () -> { };
+    /** Run once, after the store judged the next batch and before its answers are settled. */
+    private Runnable afterJudged = () -> { };
     private final RegistrationRows rows = new RegistrationRows() {
         @Override
         public List<Written> write(Map<ResourceKey, Long> minTokens, Duration length) {
             registered.addAll(minTokens.keySet());
-            return RegistrationRows.NONE.write(minTokens, length);
+            List<Written> written = RegistrationRows.NONE.write(minTokens, length);
+            Runnable then = afterRowsWritten;
+            afterRowsWritten = () -> { };
+            then.run();
+            return written;
         }
 
         @Override
@@ -61,6 +70,49 @@ class FenceAdmissionTest {
         assertThat(admission.attempt(claim(4))).isInstanceOf(FenceDecision.Admitted.class);
     }
 
+    /**
+     * A change by hand to this instance's row (deleted, or updated) heard while the store judged a
+     * claim it covered: another instance may already have raised past the row it no longer sees,
+     * so the write admitted under it is not sent.
+     */
+    @Test
+    void aWriteWhoseRowWasChangedByHandWhileItsFenceWasReadIsNotSent() {
+        FenceAdmission admission = admission();
+        local.enter(claim(3));
+        assertThat(admission.attempt(claim(3))).isInstanceOf(FenceDecision.Admitted.class);
+        local.exit(claim(3));
+        afterJudged = () -> local.heard(KEY, OptionalLong.empty());
+
+        local.enter(claim(3));
+        FenceDecision decision = admission.attempt(claim(3));
+
+        assertThat(decision).isInstanceOf(FenceDecision.Admitted.class);
+        assertThat(((FenceDecision.Admitted) decision).window().closed()).isTrue();
+        local.exit(claim(3));
+    }
+
+    /**
+     * The same for a claim the batch registered: a change by hand heard after its row was written
+     * may have undone the row, so the lease it starts covers no write.
+     */
+    @Test
+    void aRowChangedByHandRightAfterItWasWrittenCoversNoWrite() {
+        FenceAdmission admission = admission();
+        afterRowsWritten = () -> local.heard(KEY, OptionalLong.empty());
+
+        local.enter(claim(3));
+        FenceDecision decision = admission.attempt(claim(3));
+
+        assertThat(decision).isInstanceOf(FenceDecision.Admitted.class);
+        assertThat(((FenceDecision.Admitted) decision).window().closed()).isTrue();
+        local.exit(claim(3));
+        local.enter(claim(3));
+        FenceDecision next = admission.attempt(claim(3));
+        assertThat(registered).as("the next write registers again").containsExactly(KEY, KEY);
+        assertThat(((FenceDecision.Admitted) next).window().closed()).isFalse();
+        local.exit(claim(3));
+    }
+
     @Test
     void aFenceTheStoreLostIsRefusedReportedAndRaisedBackUp() {
         FenceAdmission admission = admission();
@@ -85,11 +137,20 @@ class FenceAdmissionTest {
         assertThat(store.read(KEY)).isEmpty();
     }
 
-    /** Lets a test swap the store underneath, as a failover would. */
+    /** Lets a test swap the store underneath, as a failover would, and act between judging and settling. */
     private final class DelegatingStore implements FenceStore {
         @Override
         public FenceDecision admit(FenceClaim claim) {
             return store.admit(claim);
+        }
+
+        @Override
+        public List<FenceDecision> admitAll(List<FenceClaim> claims, BatchRegistration registration) {
+            List<FenceDecision> decisions = FenceStore.super.admitAll(claims, registration);
+            Runnable then = afterJudged;
+            afterJudged = () -> { };
+            then.run();
+            return decisions;
         }
 
         @Override

@@ -26,6 +26,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One gateway's fence side against a real PostgreSQL, wired as the gateway wires it, on a clock
@@ -49,6 +50,8 @@ final class FenceInstance implements AutoCloseable {
     final UUID id = UUID.randomUUID();
     final AtomicInteger trips = new AtomicInteger();
     final AtomicBoolean registrationsFail = new AtomicBoolean();
+    /** Run once, on the fence-check thread, after the store answered a batch and before the answer is settled. */
+    final AtomicReference<Runnable> afterStoreAnswered = new AtomicReference<>();
     final InstanceFences fences;
     final FenceAdmission admission;
     final InflightListener listener;
@@ -98,7 +101,12 @@ final class FenceInstance implements AutoCloseable {
                 if (registrationsFail.get() && !registration.minTokens().isEmpty()) {
                     throw new FenceStoreUnavailableException("registrations cut off by the test");
                 }
-                return postgres.admitAll(claims, registration);
+                List<FenceDecision> decisions = postgres.admitAll(claims, registration);
+                Runnable pause = afterStoreAnswered.getAndSet(null);
+                if (pause != null) {
+                    pause.run();
+                }
+                return decisions;
             }
 
             @Override

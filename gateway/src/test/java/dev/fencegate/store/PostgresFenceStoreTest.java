@@ -92,6 +92,19 @@ class PostgresFenceStoreTest extends FenceStoreContract {
         assertThat(store.read(key).map(Fence::token)).contains(new FencingToken(3));
     }
 
+    /** A fence row under another key is the old key's fence deleted: a writer below it would be admitted there. */
+    @Test
+    void theDatabaseRefusesToRenameAFence() throws SQLException {
+        ResourceKey key = recorded(5);
+
+        assertThatThrownBy(() -> execute("UPDATE fence SET resource = resource || '.moved' WHERE resource = ?", key))
+                .isInstanceOf(SQLException.class)
+                .hasMessageContaining("never renamed");
+        assertThat(store.read(key).map(Fence::token)).contains(new FencingToken(5));
+        assertThat(store.admit(new FenceClaim(key, new FencingToken(3), Optional.empty())))
+                .isInstanceOf(FenceDecision.Stale.class);
+    }
+
     @Test
     void theGatewaysOwnWritesCallNoTriggerFunction() throws SQLException {
         try (Connection gateway = database.dataSource().getConnection()) {

@@ -160,6 +160,61 @@ class RaisesEndHoldsTest {
     }
 
     /**
+     * The store admitted A's write at 5, and before A settled the answer (its fence-check thread
+     * paused: GC, preemption) A's row was deleted by hand, A heard it, and B raised to 6 without
+     * waiting for A, since it found no row of A's. The write's window is the one its claim was
+     * covered by before the read, so the deletion heard meanwhile closes it.
+     */
+    @Test
+    void aWriteJudgedBeforeItsRowWasDeletedAndSettledAfterIsNotSent() throws Exception {
+        FenceInstance a = instance();
+        FenceInstance b = instance();
+        FenceDecision.Admitted earlier = (FenceDecision.Admitted) a.write(claim(4));
+        a.afterStoreAnswered.set(() -> {
+            try {
+                sql("DELETE FROM " + schema + ".fence_inflight WHERE instance = '" + a.id + "'");
+                // A heard it: the write it admitted earlier stops going out (and is let go).
+                await().atMost(Duration.ofSeconds(5)).until(() -> earlier.window().closed());
+                a.finish(earlier.claim());
+                assertThat(b.writeAndFinish(claim(6))).as("B finds no row of A's below 6").isInstanceOf(FenceDecision.Admitted.class);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+
+        FenceDecision late = a.write(claim(5));
+
+        assertThat(late).isInstanceOf(FenceDecision.Admitted.class);
+        assertThat(((FenceDecision.Admitted) late).window().closed())
+                .as("A's write at 5, judged before its row went, must not go out after B's 6").isTrue();
+        a.finish(claim(5));
+    }
+
+    /**
+     * A registration row updated by hand (its lowest token moved above the next raise) hides its
+     * instance from that raise as a deleted one does; it is announced the same way, so its
+     * instance stops sending what it admitted under it, and registers again before its next write.
+     */
+    @Test
+    void aRegistrationUpdatedByHandIsAnnouncedSoItsHolderStopsBeforeAnyRaise() throws Exception {
+        FenceInstance a = instance();
+        FenceInstance b = instance();
+        a.holdAt(claim(5));
+        FenceDecision.Admitted unsent = (FenceDecision.Admitted) a.write(claim(5));
+
+        sql("UPDATE " + schema + ".fence_inflight SET min_token = 1000 WHERE instance = '" + a.id + "'");
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> unsent.window().closed());
+        a.finish(unsent.claim());
+        int tripsBefore = a.trips.get();
+        FenceDecision.Admitted next = (FenceDecision.Admitted) a.write(claim(5));
+        assertThat(a.trips.get()).as("admitted from the store, not from memory").isGreaterThan(tripsBefore);
+        assertThat(b.write(claim(6))).as("A's write at 5 is in flight under a row B can see")
+                .isInstanceOf(FenceDecision.Draining.class);
+        a.finish(next.claim());
+    }
+
+    /**
      * A writer that keeps writing below a raise its instance heard of is refused there without
      * registering again: a fresh registration below the raise would hold it back once more.
      */
@@ -216,8 +271,72 @@ class RaisesEndHoldsTest {
         a.finish(claim(7));
     }
 
+    /**
+     * B and C both waited past a dead instance D's expired row, and C served its grace and removed
+     * the row. When B later finds another row expired early (A's, whose instance is alive and holds
+     * the fence), it waits a grace of its own first: the one it began for D's row ended with that
+     * row, whether B then found nothing expired there itself or only heard of the removal.
+     */
+    @Test
+    void aRaisePastARowThatExpiredEarlyWaitsEvenAfterAnotherInstanceServedAnEarlierGrace() throws Exception {
+        for (boolean judgedMeanwhile : new boolean[] {true, false}) {
+            ResourceKey resource = new ResourceKey(key.value() + "/" + judgedMeanwhile);
+            FenceInstance d = instance(false);
+            FenceInstance b = instance(!judgedMeanwhile);
+            FenceInstance c = instance(false);
+            d.fences.listenerConfirmed(clock.now());
+            FenceClaim atFour = new FenceClaim(resource, new FencingToken(4), Optional.empty());
+            FenceClaim atFive = new FenceClaim(resource, new FencingToken(5), Optional.empty());
+            FenceClaim atSix = new FenceClaim(resource, new FencingToken(6), Optional.empty());
+            assertThat(d.write(atFour)).as("D dies with this write in flight").isInstanceOf(FenceDecision.Admitted.class);
+            sql("UPDATE " + schema + ".fence_inflight SET until = now() - interval '1 second' WHERE instance = '" + d.id + "'");
+            assertThat(attempt(b, atFive)).isInstanceOf(FenceDecision.Draining.class);
+            assertThat(attempt(c, atFive)).isInstanceOf(FenceDecision.Draining.class);
+            clock.advance(Duration.ofMillis(1_300));
+            assertThat(attempt(c, atFive)).as("C served its grace and removed D's row").isInstanceOf(FenceDecision.Admitted.class);
+            c.finish(atFive);
+            if (judgedMeanwhile) {
+                assertThat(attempt(b, atFive)).as("nothing expired left for B").isInstanceOf(FenceDecision.Admitted.class);
+                b.finish(atFive);
+            } else {
+                Thread.sleep(500); // B hears of the removal
+            }
+            clock.advance(Duration.ofSeconds(5));
+            b.fences.reconcile();
+            c.fences.reconcile();
+            FenceInstance a = instance(false);
+            a.fences.listenerConfirmed(clock.now());
+            a.fences.enter(atFive);
+            assertThat(a.admission.attempt(atFive)).isInstanceOf(FenceDecision.Admitted.class);
+            // The database's clock jumps ahead: A's row has expired, though A's clock says it has seconds to go.
+            sql("UPDATE " + schema + ".fence_inflight SET until = now() - interval '1 second' WHERE instance = '" + a.id + "'");
+
+            FenceDecision firstSight = attempt(b, atSix);
+
+            if (firstSight instanceof FenceDecision.Admitted) {
+                b.finish(atSix);
+            }
+            a.fences.exit(atFive);
+            assertThat(firstSight).as("B found A's row expired for the first time (judged meanwhile: %s)", judgedMeanwhile)
+                    .isInstanceOf(FenceDecision.Draining.class);
+        }
+    }
+
+    private static FenceDecision attempt(FenceInstance instance, FenceClaim claim) {
+        instance.fences.enter(claim);
+        FenceDecision decision = instance.admission.attempt(claim);
+        if (!(decision instanceof FenceDecision.Admitted)) {
+            instance.fences.exit(claim);
+        }
+        return decision;
+    }
+
     private FenceInstance instance() {
-        FenceInstance instance = new FenceInstance(database, clock, HeldFencesTest.TIMING, 100, true);
+        return instance(true);
+    }
+
+    private FenceInstance instance(boolean listening) {
+        FenceInstance instance = new FenceInstance(database, clock, HeldFencesTest.TIMING, 100, listening);
         instances.add(instance);
         return instance;
     }
