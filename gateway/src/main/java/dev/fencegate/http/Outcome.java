@@ -20,6 +20,7 @@ public enum Outcome {
     AMBIGUOUS_HOST(400, "ambiguous-host", "Bucket named by the Host header", "FencegateVirtualHostStyle"),
     BAD_REQUEST(400, "bad-request", "Malformed request", "FencegateBadRequest"),
     BUCKET_POST(400, "bucket-post", "POST to a bucket is not served, except DeleteObjects", "FencegateBucketPostRefused"),
+    UNFENCEABLE_WRITE(400, "unfenceable-write", "Write that changes objects other than the one it names", "FencegateUnfenceableWrite"),
     BODY_ON_READ(400, "body-on-read", "GET, HEAD and OPTIONS may not carry a body", "FencegateBodyOnRead"),
     FOREIGN_UPLOAD(403, "foreign-upload", "Upload id not created for this object through the gateway", "FencegateUploadNotForThisKey"),
     METHOD_NOT_ALLOWED(405, "method-not-allowed", "Method not allowed", "FencegateMethodNotAllowed"),

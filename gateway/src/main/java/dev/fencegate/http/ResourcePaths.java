@@ -28,6 +28,13 @@ public final class ResourcePaths {
         }
     }
 
+    /**
+     * Longest canonical path a key is made from, in characters (ASCII: one byte each). Fence and
+     * registration rows are indexed by the key, and a B-tree entry must fit in a third of a page
+     * (about 2,700 bytes, uncompressed for a key that does not compress); raises are announced with
+     * it, in notices of under 8,000 bytes. A bucket named by the Host adds at most 64 to it.
+     */
+    public static final int MAX_KEY_LENGTH = 2_560;
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
     private ResourcePaths() {
@@ -67,6 +74,10 @@ public final class ResourcePaths {
         }
         if (pendingUtf8.position() > 0 && !flushUtf8(key, pendingUtf8)) {
             return refused("percent-escapes that are not valid UTF-8");
+        }
+        if (key.length() > MAX_KEY_LENGTH) {
+            return refused("the path is " + key.length() + " characters once canonical (non-ASCII as %XX escapes), above the "
+                    + MAX_KEY_LENGTH + " a fence can be kept and announced for");
         }
         String segmentProblem = checkSegments(key);
         return segmentProblem == null ? new PathParse.Canonical(new ResourceKey(key.toString())) : refused(segmentProblem);

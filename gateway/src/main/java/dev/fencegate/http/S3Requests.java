@@ -14,16 +14,59 @@ public final class S3Requests {
      * percent-decoded, as the store's server decodes them ({@code ?%64elete} is {@code ?delete}).
      */
     public static boolean isDeleteObjects(String method, String target) {
-        if (!method.equals("POST")) {
-            return false;
+        return method.equals("POST") && hasParameter(target, "delete");
+    }
+
+    /** The header RenameObject names the object it removes in. */
+    public static final String RENAME_SOURCE = "x-amz-rename-source";
+
+    /**
+     * Why a write to {@code key} would change objects other than the one its path names, so that
+     * no fence of it can stand for what it does; empty for a write that changes only its object.
+     * <ul>
+     * <li>RenameObject ({@code ?renameObject}, {@code x-amz-rename-source}) removes its source.</li>
+     * <li>A bucket's configuration ({@code PUT /bucket?lifecycle}, replication, object lock,
+     * policy...) later deletes, replaces or locks objects under fences the gateway never checks.
+     * Creating and deleting a bucket ({@code PUT} or {@code DELETE /bucket} with no query) stay
+     * fenced as the bucket.</li>
+     * <li>A form-encoded POST: servlet-based stores (S3Proxy on Jetty) read request parameters
+     * from its body as from the query, so {@code uploads=} or {@code uploadId=} there would make it
+     * another request than the one fenced. No S3 POST is form-encoded. A form-encoded PUT is left
+     * alone: curl sends every {@code --data} PUT that way, and S3 has no PUT that such a parameter
+     * turns into a write of another object.</li>
+     * </ul>
+     */
+    public static Optional<String> unfenceable(String method, String target, String key, String contentType,
+                                               boolean renameSource) {
+        if (renameSource || hasParameter(target, "renameObject")) {
+            return Optional.of("RenameObject removes its source object, whose fence the gateway does not check;"
+                    + " copy it (CopyObject) and delete the source through the gateway instead");
         }
+        int query = target.indexOf('?');
+        if (key.indexOf('/', 1) < 0 && query >= 0 && query < target.length() - 1) {
+            return Optional.of("bucket configuration (" + target.substring(query) + ") can delete, replace or lock objects"
+                    + " later, under fences the gateway never checks; change it at the store, not through the gateway");
+        }
+        if (contentType != null && method.equals("POST")) {
+            String media = contentType.split(";", 2)[0].strip().toLowerCase(java.util.Locale.ROOT);
+            if (media.equals("application/x-www-form-urlencoded")) {
+                return Optional.of("a form-encoded POST: some S3 servers read request parameters (uploads, uploadId,"
+                        + " delete) from its body as from the query, so it may not be the request that was fenced;"
+                        + " S3 has no form-encoded POST");
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Whether the query has a parameter of this name, compared percent-decoded as the store's server does. */
+    private static boolean hasParameter(String target, String expected) {
         int query = target.indexOf('?');
         if (query < 0) {
             return false;
         }
         for (String parameter : target.substring(query + 1).split("&", -1)) {
             String name = parameter.split("=", 2)[0];
-            if (decodedEquals(name, "delete")) {
+            if (decodedEquals(name, expected)) {
                 return true;
             }
         }

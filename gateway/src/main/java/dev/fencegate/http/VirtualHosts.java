@@ -34,6 +34,17 @@ public record VirtualHosts(List<String> domains) {
         domains = domains.stream().map(domain -> domain.toLowerCase(Locale.ROOT)).toList();
     }
 
+    /** These domains and {@code host}, unless it is an IP address (under which no Host names a bucket) or listed already. */
+    public VirtualHosts and(String host) {
+        String name = host.toLowerCase(Locale.ROOT);
+        if (name.contains(":") || IPV4.matcher(name).matches() || domains.contains(name)) {
+            return this;
+        }
+        List<String> more = new java.util.ArrayList<>(domains);
+        more.add(name);
+        return new VirtualHosts(more);
+    }
+
     /** The bucket a Host header value names, if it is a subdomain of a base domain. */
     public Optional<String> bucket(String host) {
         if (host == null) {

@@ -43,13 +43,18 @@ public final class GatewayServer implements AutoCloseable {
         this.inFlight = inFlight;
     }
 
-    /** The identity rules of the configured store kind. */
-    static StoreIdentity identity(Limits limits) {
+    /**
+     * The identity rules of the configured store kind. Under {@code s3-path} the store's own host
+     * name counts as one of its domains: a store that does virtual hosting at all does it under the
+     * name it is reached by (MinIO's domain, AWS's endpoint), so a write whose Host is below it is
+     * refused whether or not the operator listed it.
+     */
+    static StoreIdentity identity(Limits limits, String upstreamHost) {
         VirtualHosts domains = new VirtualHosts(limits.virtualHostDomainList());
         return switch (limits.storeKind()) {
             case HTTP -> new GenericHttpIdentity();
             case WEBDAV -> new WebDavIdentity();
-            case S3_PATH -> new S3PathIdentity(domains);
+            case S3_PATH -> new S3PathIdentity(domains.and(upstreamHost));
             case S3_VIRTUAL_HOST -> new S3VirtualHostIdentity(domains);
         };
     }
@@ -62,7 +67,7 @@ public final class GatewayServer implements AutoCloseable {
                 config.upstreamConnectTimeout(), WATER_MARK);
         GatewayRuntime runtime = new GatewayRuntime(fences, connections, metrics,
                 AccessLog.of(config.operations().accessLog()),
-                new ClaimRules(identity(config.limits()), ResourceScopes.parse(config.scopes().templates(), config.scopes().refuseUnscoped()
+                new ClaimRules(identity(config.limits(), config.upstreamAddress().host()), ResourceScopes.parse(config.scopes().templates(), config.scopes().refuseUnscoped()
                         ? ResourceScopes.Unscoped.REFUSE : ResourceScopes.Unscoped.PER_OBJECT),
                         config.safety().tokenKey().map(TokenSignatures::new)),
                 config.upstreamPathPrefix(), config.upstreamTimeout().toMillis(), uploads);

@@ -9,6 +9,7 @@ import dev.fencegate.http.HeaderNames;
 import dev.fencegate.http.Outcome;
 import dev.fencegate.http.Problem;
 import dev.fencegate.http.S3PathIdentity;
+import dev.fencegate.http.S3Requests;
 import dev.fencegate.http.S3VirtualHostIdentity;
 import dev.fencegate.http.StoreIdentity;
 import dev.fencegate.http.UploadIds;
@@ -99,6 +100,13 @@ sealed interface RequestRoute {
             return new Answer(Problem.of(Outcome.BUCKET_POST, "POST to the bucket " + object
                     + " is not served: an S3 browser-form upload names its object in the body, so it cannot be fenced;"
                     + " PUT /bucket/key instead"), false);
+        }
+        if (isS3(claims.identity())) {
+            Optional<String> unfenceable = S3Requests.unfenceable(head.method().name(), head.uri(), object.value(),
+                    head.headers().get(HttpHeaderNames.CONTENT_TYPE), head.headers().contains(S3Requests.RENAME_SOURCE));
+            if (unfenceable.isPresent()) {
+                return new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, unfenceable.get()), false);
+            }
         }
         UploadIds.Role upload = UploadIds.of(head.method().name(), head.uri());
         if (upload instanceof UploadIds.Role.Refused refused) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencegate.fence.ResourceKey;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -42,6 +43,17 @@ class ResourcePathsTest {
                 Arguments.of("/a.b/.c/..d", "/a.b/.c/..d"), // dots inside a segment are no dot segment
                 Arguments.of("/a:b@c!$&'()*,=", "/a:b@c!$&'()*,="), // ';' is refused: servlet stores drop what follows it
                 Arguments.of("/a%3Bv=1", "/a%3Bv=1"));
+    }
+
+    /** Fence rows are indexed by the key and raises announced with it: a longer one could be neither. */
+    @Test
+    void aPathLongerThanAFenceCanBeKeptForIsRefused() {
+        String longest = "/b/" + "k".repeat(ResourcePaths.MAX_KEY_LENGTH - 3);
+        assertThat(ResourcePaths.canonicalise(longest)).isInstanceOf(ResourcePaths.PathParse.Canonical.class);
+        assertThat(ResourcePaths.canonicalise(longest + "k")).isInstanceOfSatisfying(ResourcePaths.PathParse.Refused.class,
+                refused -> assertThat(refused.detail()).contains("above the " + ResourcePaths.MAX_KEY_LENGTH));
+        // Non-ASCII counts as its escapes: 854 two-byte characters are 5,124 characters of key.
+        assertThat(ResourcePaths.canonicalise("/b/" + "%C3%A9".repeat(854))).isInstanceOf(ResourcePaths.PathParse.Refused.class);
     }
 
     @ParameterizedTest(name = "{0} refused ({1})")

@@ -2,6 +2,7 @@ package dev.fencegate.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fencegate.config.Limits;
 import dev.fencegate.fence.FenceClaim;
 import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.ResourceKey;
@@ -120,6 +121,62 @@ class RequestRouteTest {
         }
         assertThat(route(HttpMethod.POST, "/bucket/key", "Fencing-Token", "7")).isInstanceOf(RequestRoute.Fenced.class);
         assertThat(route(HttpMethod.PUT, "/bucket", "Fencing-Token", "7")).isInstanceOf(RequestRoute.Fenced.class);
+    }
+
+    /**
+     * RenameObject removes its source, a bucket's configuration later deletes or locks objects,
+     * and a form-encoded POST can carry S3 parameters in its body: none of them changes only the
+     * object its path names, so none is forwarded. Creating or deleting a bucket, subresources of an
+     * object, and a form-encoded PUT (curl's default) are fenced as before.
+     */
+    @Test
+    void writesThatChangeObjectsOtherThanTheOneTheyNameAreRefused() {
+        String[][] refused = {
+                {"PUT", "/bucket/new?renameObject"}, {"PUT", "/bucket/new?rename%4Fbject="},
+                {"PUT", "/bucket/new", "x-amz-rename-source", "/bucket/old"},
+                {"PUT", "/bucket?lifecycle"}, {"PUT", "/bucket?object-lock"}, {"PUT", "/bucket/?replication"},
+                {"DELETE", "/bucket?policy"},
+                {"POST", "/bucket/key?uploads", "Content-Type", "application/x-www-form-urlencoded"},
+                {"POST", "/bucket/key?uploadId=u", "Content-Type", "Application/X-WWW-Form-Urlencoded; charset=UTF-8"}};
+        for (String[] request : refused) {
+            RequestRoute route = route(request);
+            assertThat(route).as(String.join(" ", request)).isInstanceOf(RequestRoute.Answer.class);
+            assertThat(((RequestRoute.Answer) route).problem().outcome()).as(String.join(" ", request))
+                    .isEqualTo(Outcome.UNFENCEABLE_WRITE);
+        }
+        String[][] fenced = {{"PUT", "/bucket"}, {"DELETE", "/bucket"}, {"PUT", "/bucket/key?tagging"},
+                {"PUT", "/bucket/key", "Content-Type", "application/x-www-form-urlencoded"}};
+        for (String[] request : fenced) {
+            assertThat(route(request)).as(String.join(" ", request)).isInstanceOf(RequestRoute.Fenced.class);
+        }
+        assertThat(route(HttpMethod.POST, "/bucket/key?uploads", "Fencing-Token", "7"))
+                .isInstanceOf(RequestRoute.FencedUploadStart.class);
+    }
+
+    /** Under s3-path, a Host below the name the store is reached by names a bucket there, listed or not. */
+    @Test
+    void aHostBelowTheStoresOwnNameIsRefusedUnderS3Path() {
+        ClaimRules s3Path = new ClaimRules(GatewayServer.identity(Limits.defaults(), "minio.internal"),
+                ResourceScopes.perObject(), Optional.empty());
+        HttpRequest below = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT, "/report.csv");
+        below.headers().set("Host", "victim.minio.internal:9000").set("Fencing-Token", "9");
+        assertThat(((RequestRoute.Answer) RequestRoute.of(below, POLICY, s3Path)).problem().outcome())
+                .isEqualTo(Outcome.AMBIGUOUS_HOST);
+        HttpRequest pathStyle = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT, "/victim/report.csv");
+        pathStyle.headers().set("Host", "minio.internal:9000").set("Fencing-Token", "9");
+        assertThat(RequestRoute.of(pathStyle, POLICY, s3Path)).isInstanceOf(RequestRoute.Fenced.class);
+        ClaimRules byAddress = new ClaimRules(GatewayServer.identity(Limits.defaults(), "10.0.0.7"),
+                ResourceScopes.perObject(), Optional.empty());
+        assertThat(RequestRoute.of(pathStyle, POLICY, byAddress)).as("an IP address names no bucket below it")
+                .isInstanceOf(RequestRoute.Fenced.class);
+    }
+
+    private static RequestRoute route(String[] request) {
+        String[] headers = new String[request.length];
+        headers[0] = "Fencing-Token";
+        headers[1] = "7";
+        System.arraycopy(request, 2, headers, 2, request.length - 2);
+        return route(HttpMethod.valueOf(request[0]), request[1], headers);
     }
 
     @Test

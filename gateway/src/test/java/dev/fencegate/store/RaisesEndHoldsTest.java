@@ -322,6 +322,32 @@ class RaisesEndHoldsTest {
         }
     }
 
+    /**
+     * The longest key a request can name (the longest canonical path, under a bucket named by the
+     * Host, of characters that do not compress) fits the fence and registration indexes, and a
+     * raise of it is announced to its holder.
+     */
+    @Test
+    void aRaiseOfTheLongestKeyARequestCanNameIsAnnouncedToItsHolder() throws Exception {
+        java.util.Random random = new java.util.Random(7);
+        String unreserved = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~";
+        StringBuilder path = new StringBuilder("/");
+        while (path.length() < dev.fencegate.http.ResourcePaths.MAX_KEY_LENGTH) {
+            path.append(unreserved.charAt(random.nextInt(unreserved.length())));
+        }
+        ResourceKey longest = new ResourceKey("/" + "b".repeat(63) + path);
+        FenceClaim atFive = new FenceClaim(longest, new FencingToken(5), Optional.empty());
+        FenceInstance a = instance();
+        FenceInstance b = instance();
+        a.holdAt(atFive);
+
+        assertThat(b.write(new FenceClaim(longest, new FencingToken(6), Optional.empty())))
+                .as("A holds 5 and is told").isInstanceOf(FenceDecision.Draining.class);
+
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                assertThat(a.writeAndFinish(atFive)).isInstanceOf(FenceDecision.Stale.class));
+    }
+
     private static FenceDecision attempt(FenceInstance instance, FenceClaim claim) {
         instance.fences.enter(claim);
         FenceDecision decision = instance.admission.attempt(claim);
