@@ -15,6 +15,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLWarning;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,9 +70,22 @@ public final class PostgresFenceStore implements FenceStore {
             WITH gone AS (
                 DELETE FROM fence_inflight WHERE resource = ? AND instance <> ? AND until <= now() RETURNING resource, instance)
             SELECT pg_notify(?, instance::text || chr(10) || resource) FROM gone""";
+    /**
+     * A commit that writes WAL, so that it waits for the synchronous standbys (a transaction that
+     * writes none does not): this instance's own row, so that instances never wait on each other.
+     */
+    private static final String CONFIRM = """
+            INSERT INTO fence_confirmation (instance, confirmed_at) VALUES (?, now())
+            ON CONFLICT (instance) DO UPDATE SET confirmed_at = EXCLUDED.confirmed_at""";
+    /** How long a reading of {@code synchronous_standby_names} is used before it is read again. */
+    private static final long STANDBYS_READ_EVERY_NANOS = 1_000_000_000L;
     private final DataSource dataSource;
     private final UUID instance;
     private final LongAdder commits = new LongAdder();
+    /** Whether synchronous standbys were named at the last reading, and when (System.nanoTime) it was taken. */
+    private volatile boolean standbysNamed;
+    private volatile long standbysReadAt;
+    private volatile boolean standbysRead;
     private final LongAdder upsertedAgain = new LongAdder();
 
     /** A store for one gateway instance; {@code instance} names its rows in {@code fence_inflight}. */
@@ -138,6 +153,7 @@ public final class PostgresFenceStore implements FenceStore {
                     decisions.set(first.again().get(j), again.get(j));
                 }
             }
+            confirmReadsDurable(connection, claims, first, decisions);
             askOthersToRelease(connection, decisions);
             return decisions;
         } catch (SQLException e) {
@@ -173,6 +189,58 @@ public final class PostgresFenceStore implements FenceStore {
             return unavailableFor(again, unavailable("fences for " + again.size() + " claim(s), first "
                     + again.get(0).resource() + ", were raised or registered but could not be judged", e).getMessage());
         }
+    }
+
+    /**
+     * With synchronous standbys, a commit whose wait for them was cancelled is visible on the
+     * primary before any standby has it: a fence or registration read from such a commit could be
+     * lost in a failover. A claim admitted on a read (at its fence, or judged after a raise) is
+     * therefore admitted only once a commit made after that read comes back without a warning: the
+     * standbys confirm the WAL in order, so that commit confirms everything the read saw. Without
+     * standbys named, a commit is on the primary's disk before it is visible, and nothing is added.
+     */
+    private void confirmReadsDurable(Connection connection, List<FenceClaim> claims, RaiseOrJudge.Look first,
+                                     List<FenceDecision> decisions) throws SQLException {
+        boolean confirmedAfterEveryRead = first.committed() && first.warning() == null && first.again().isEmpty();
+        if (confirmedAfterEveryRead || decisions.stream().noneMatch(FenceDecision.Admitted.class::isInstance)
+                || !standbysNamed(connection)) {
+            return;
+        }
+        String unconfirmed;
+        try (PreparedStatement statement = connection.prepareStatement(CONFIRM)) {
+            statement.setObject(1, instance);
+            statement.execute();
+            SQLWarning warning = statement.getWarnings();
+            if (warning == null) {
+                commits.increment();
+                return;
+            }
+            unconfirmed = warning.getMessage();
+        } catch (SQLException e) {
+            unconfirmed = e.getMessage() + " (SQLState " + e.getSQLState() + ")";
+        }
+        for (int i = 0; i < decisions.size(); i++) {
+            if (decisions.get(i) instanceof FenceDecision.Admitted) {
+                decisions.set(i, new FenceDecision.Unavailable("fence for " + claims.get(i).resource() + " read at "
+                        + claims.get(i).token() + ", but no commit after the read was confirmed by the synchronous standbys: "
+                        + unconfirmed));
+            }
+        }
+    }
+
+    /** Whether synchronous standbys are named, read again at most once a second. */
+    private boolean standbysNamed(Connection connection) throws SQLException {
+        long now = System.nanoTime();
+        if (!standbysRead || now - standbysReadAt > STANDBYS_READ_EVERY_NANOS) {
+            try (Statement statement = connection.createStatement();
+                 ResultSet row = statement.executeQuery("SELECT current_setting('synchronous_standby_names') <> ''")) {
+                row.next();
+                standbysNamed = row.getBoolean(1);
+            }
+            standbysReadAt = now;
+            standbysRead = true;
+        }
+        return standbysNamed;
     }
 
     /**

@@ -7,6 +7,7 @@ import dev.fencegate.config.DatabaseConfig;
 import dev.fencegate.config.SafetyConfig;
 import dev.fencegate.demo.MemoryObjectStore;
 import dev.fencegate.fence.FenceClaim;
+import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.fence.FenceStoreUnavailableException;
 import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.ResourceKey;
@@ -104,6 +105,54 @@ class DurabilityGuardIT {
                 assertThatThrownBy(admitting::join)
                         .hasCauseInstanceOf(FenceStoreUnavailableException.class)
                         .hasMessageContaining("not confirmed durable");
+            }
+        }
+    }
+
+    /**
+     * A raise whose commit came back with a warning is answered 503, but its fence is visible on
+     * the primary. The writer retries with the same token, as the 503 says to, and its claim is now
+     * at the fence: judged on a read, it writes nothing, so its own statement waits for no standby.
+     * Admitting it would send a write on a fence a failover can lose; it is admitted only once a
+     * commit after the read is confirmed.
+     */
+    @Test
+    void aRetryAtAFenceOnlyAnUnconfirmedCommitWroteIsNotAdmittedUntilACommitIsConfirmed() throws Exception {
+        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder()
+                .setServerConfig("synchronous_commit", "on")
+                .start()) {
+            String url = postgres.getJdbcUrl("postgres", "postgres");
+            DatabaseConfig config = new DatabaseConfig(url, "public", "postgres", "", 2, Duration.ofSeconds(5));
+            ResourceKey key = new ResourceKey("/w/retry");
+            try (FenceDatabase database = FenceDatabase.open(config);
+                 Connection admin = DriverManager.getConnection(url, "postgres", "");
+                 Statement statement = admin.createStatement();
+                 FenceInstance a = new FenceInstance(database, new FenceInstance.FakeClock(), HeldFencesTest.TIMING, 100, false)) {
+                database.migrate();
+                FenceClaim atTwo = new FenceClaim(key, new FencingToken(2), Optional.empty());
+                FenceClaim atThree = new FenceClaim(key, new FencingToken(3), Optional.empty());
+                // The writer at 2 has been writing through A: A's registration covers 2 and up.
+                assertThat(a.writeAndFinish(atTwo)).isInstanceOf(FenceDecision.Admitted.class);
+
+                // The synchronous standby stops confirming.
+                statement.execute("ALTER SYSTEM SET synchronous_standby_names = 'nobody'");
+                statement.execute("SELECT pg_reload_conf()");
+                Thread.sleep(1_100); // past the store's reading of the setting
+                var raising = java.util.concurrent.CompletableFuture.supplyAsync(() -> a.writeAndFinish(atThree));
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> cancelSyncRepWaits(statement) > 0);
+                assertThat(raising.get()).as("the raise's own claim").isInstanceOf(FenceDecision.Unavailable.class);
+
+                var retrying = java.util.concurrent.CompletableFuture.supplyAsync(() -> a.writeAndFinish(atThree));
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+                        .until(() -> retrying.isDone() || cancelSyncRepWaits(statement) > 0);
+                assertThat(retrying.get()).as("fence 3 is only in a commit no standby confirmed")
+                        .isInstanceOf(FenceDecision.Unavailable.class);
+
+                // A standby confirms again (here: none is named any more): the retry is admitted.
+                statement.execute("ALTER SYSTEM SET synchronous_standby_names = ''");
+                statement.execute("SELECT pg_reload_conf()");
+                Thread.sleep(1_100);
+                assertThat(a.writeAndFinish(atThree)).isInstanceOf(FenceDecision.Admitted.class);
             }
         }
     }
