@@ -23,6 +23,12 @@ public record GenericHttpIdentity() implements StoreIdentity {
         return ObjectPaths.refuseCollection(ObjectPaths.keyPath(bucketPath, key), kind());
     }
 
+    /** The store may be a WebDAV server reached as plain HTTP; a store that knows no Depth ignores it. */
+    @Override
+    public java.util.Optional<String> deleteDepth() {
+        return java.util.Optional.of("0");
+    }
+
     @Override
     public String kind() {
         return "http";

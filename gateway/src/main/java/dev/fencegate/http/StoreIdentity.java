@@ -25,6 +25,16 @@ public sealed interface StoreIdentity permits GenericHttpIdentity, WebDavIdentit
         }
     }
 
+    /**
+     * The {@code Depth} a forwarded DELETE carries, replacing the client's, or empty to leave it:
+     * {@code 0} where a path without a trailing '/' may still name a collection, so a store that
+     * serves one there (Apache mod_dav without DirectorySlash) refuses to delete the objects under
+     * it, each fenced on its own, instead of deleting them under the one fence checked.
+     */
+    default java.util.Optional<String> deleteDepth() {
+        return java.util.Optional.empty();
+    }
+
     /** @param host the Host header, null if absent; @param destination the Destination header, null if absent */
     Identified identify(String method, String target, String host, String destination);
 

@@ -31,6 +31,11 @@ public record WebDavIdentity() implements StoreIdentity {
     }
 
     @Override
+    public java.util.Optional<String> deleteDepth() {
+        return java.util.Optional.of("0");
+    }
+
+    @Override
     public String kind() {
         return "webdav";
     }

@@ -5,6 +5,7 @@ import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.fence.SendWindow;
 import dev.fencegate.http.ClaimParser;
 import dev.fencegate.http.ErrorFormat;
+import dev.fencegate.http.HeaderNames;
 import dev.fencegate.http.Outcome;
 import dev.fencegate.http.Problem;
 import io.netty.buffer.Unpooled;
@@ -15,6 +16,7 @@ import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
@@ -154,6 +156,9 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
             return;
         }
         ForwardedHeaders.dropUnlessTrusted(head.headers(), ctx.channel().remoteAddress(), policy.trustedProxies());
+        if (head.method().equals(HttpMethod.DELETE)) {
+            runtime.claims().identity().deleteDepth().ifPresent(depth -> head.headers().set(HeaderNames.DEPTH, depth));
+        }
         if (route instanceof RequestRoute.Fenced fenced) {
             checkFence(fenced.claim());
         } else if (route instanceof RequestRoute.FencedUploadStart start) {
