@@ -83,9 +83,7 @@ class DurabilityGuardIT {
      */
     @Test
     void aCommitThatComesBackWithAWarningIsNotADurableFence() throws Exception {
-        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder()
-                .setServerConfig("synchronous_commit", "on")
-                .start()) {
+        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().setServerConfig("synchronous_commit", "on").start()) {
             String url = postgres.getJdbcUrl("postgres", "postgres");
             DatabaseConfig config = new DatabaseConfig(url, "public", "postgres", "", 2, Duration.ofSeconds(5));
             try (FenceDatabase database = FenceDatabase.open(config);
@@ -93,9 +91,7 @@ class DurabilityGuardIT {
                  Statement statement = admin.createStatement()) {
                 database.migrate();
                 // From now on every commit waits for a synchronous standby that never comes.
-                statement.execute("ALTER SYSTEM SET synchronous_standby_names = 'nobody'");
-                statement.execute("SELECT pg_reload_conf()");
-                Thread.sleep(300);
+                nameSyncStandbys(statement, "nobody");
 
                 PostgresFenceStore store = new PostgresFenceStore(database.dataSource());
                 FenceClaim claim = new FenceClaim(new ResourceKey("/w/k"), new FencingToken(3), Optional.empty());
@@ -118,9 +114,7 @@ class DurabilityGuardIT {
      */
     @Test
     void aRetryAtAFenceOnlyAnUnconfirmedCommitWroteIsNotAdmittedUntilACommitIsConfirmed() throws Exception {
-        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder()
-                .setServerConfig("synchronous_commit", "on")
-                .start()) {
+        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().setServerConfig("synchronous_commit", "on").start()) {
             String url = postgres.getJdbcUrl("postgres", "postgres");
             DatabaseConfig config = new DatabaseConfig(url, "public", "postgres", "", 2, Duration.ofSeconds(5));
             ResourceKey key = new ResourceKey("/w/retry");
@@ -135,9 +129,8 @@ class DurabilityGuardIT {
                 assertThat(a.writeAndFinish(atTwo)).isInstanceOf(FenceDecision.Admitted.class);
 
                 // The synchronous standby stops confirming.
-                statement.execute("ALTER SYSTEM SET synchronous_standby_names = 'nobody'");
-                statement.execute("SELECT pg_reload_conf()");
-                Thread.sleep(1_100); // past the store's reading of the setting
+                nameSyncStandbys(statement, "nobody");
+                Thread.sleep(1_000); // past the store's reading of the setting
                 var raising = java.util.concurrent.CompletableFuture.supplyAsync(() -> a.writeAndFinish(atThree));
                 org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> cancelSyncRepWaits(statement) > 0);
                 assertThat(raising.get()).as("the raise's own claim").isInstanceOf(FenceDecision.Unavailable.class);
@@ -149,12 +142,17 @@ class DurabilityGuardIT {
                         .isInstanceOf(FenceDecision.Unavailable.class);
 
                 // A standby confirms again (here: none is named any more): the retry is admitted.
-                statement.execute("ALTER SYSTEM SET synchronous_standby_names = ''");
-                statement.execute("SELECT pg_reload_conf()");
-                Thread.sleep(1_100);
+                nameSyncStandbys(statement, "");
+                Thread.sleep(1_000);
                 assertThat(a.writeAndFinish(atThree)).isInstanceOf(FenceDecision.Admitted.class);
             }
         }
+    }
+
+    private static void nameSyncStandbys(Statement statement, String names) throws Exception {
+        statement.execute("ALTER SYSTEM SET synchronous_standby_names = '" + names + "'");
+        statement.execute("SELECT pg_reload_conf()");
+        Thread.sleep(300);
     }
 
     private static int cancelSyncRepWaits(Statement statement) throws java.sql.SQLException {

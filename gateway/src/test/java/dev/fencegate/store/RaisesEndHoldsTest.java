@@ -142,12 +142,16 @@ class RaisesEndHoldsTest {
      */
     @Test
     void aRegistrationDeletedByHandIsAnnouncedSoItsHolderStopsBeforeAnyRaise() throws Exception {
+        holderStopsBeforeAnyRaiseWhenItsRowIsChangedBy("DELETE FROM " + schema + ".fence_inflight WHERE instance = '%s'");
+    }
+
+    private void holderStopsBeforeAnyRaiseWhenItsRowIsChangedBy(String sqlForInstance) throws Exception {
         FenceInstance a = instance();
         FenceInstance b = instance();
         a.holdAt(claim(5));
         FenceDecision.Admitted unsent = (FenceDecision.Admitted) a.write(claim(5));
 
-        sql("DELETE FROM " + schema + ".fence_inflight WHERE instance = '" + a.id + "'");
+        sql(sqlForInstance.formatted(a.id));
 
         await().atMost(Duration.ofSeconds(5)).until(() -> unsent.window().closed());
         a.finish(unsent.claim());
@@ -197,21 +201,7 @@ class RaisesEndHoldsTest {
      */
     @Test
     void aRegistrationUpdatedByHandIsAnnouncedSoItsHolderStopsBeforeAnyRaise() throws Exception {
-        FenceInstance a = instance();
-        FenceInstance b = instance();
-        a.holdAt(claim(5));
-        FenceDecision.Admitted unsent = (FenceDecision.Admitted) a.write(claim(5));
-
-        sql("UPDATE " + schema + ".fence_inflight SET min_token = 1000 WHERE instance = '" + a.id + "'");
-
-        await().atMost(Duration.ofSeconds(5)).until(() -> unsent.window().closed());
-        a.finish(unsent.claim());
-        int tripsBefore = a.trips.get();
-        FenceDecision.Admitted next = (FenceDecision.Admitted) a.write(claim(5));
-        assertThat(a.trips.get()).as("admitted from the store, not from memory").isGreaterThan(tripsBefore);
-        assertThat(b.write(claim(6))).as("A's write at 5 is in flight under a row B can see")
-                .isInstanceOf(FenceDecision.Draining.class);
-        a.finish(next.claim());
+        holderStopsBeforeAnyRaiseWhenItsRowIsChangedBy("UPDATE " + schema + ".fence_inflight SET min_token = 1000 WHERE instance = '%s'");
     }
 
     /**
