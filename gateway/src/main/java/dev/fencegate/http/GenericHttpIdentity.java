@@ -1,5 +1,7 @@
 package dev.fencegate.http;
 
+import java.util.Optional;
+
 /**
  * A store of unknown kind, reached over plain HTTP ({@code --store-kind http}): the object is the
  * canonical path. The Host header is left out of the key, so every Host the store may serve one
@@ -25,8 +27,8 @@ public record GenericHttpIdentity() implements StoreIdentity {
 
     /** The store may be a WebDAV server reached as plain HTTP; a store that knows no Depth ignores it. */
     @Override
-    public java.util.Optional<String> deleteDepth() {
-        return java.util.Optional.of("0");
+    public Optional<String> deleteDepth() {
+        return Optional.of("0");
     }
 
     @Override

@@ -6,9 +6,8 @@ import java.util.Optional;
  * An S3 store addressed path-style, {@code /bucket/key} ({@code --store-kind s3-path}, the default):
  * the object is the canonical path, and {@code /bucket/key/} is fenced as {@code /bucket/key} (one
  * fence for two objects where a store keeps them apart: the safe direction). A Host under one of
- * the store's domains names a bucket in the
- * virtual-host style the store must not be serving in this kind; such writes are refused, not
- * fenced under a path that lacks the bucket. A store that does virtual hosting, CNAME-style
+ * the store's domains names a bucket in the virtual-host style the store must not be serving in
+ * this kind; such writes are refused, not fenced under a path that lacks the bucket. A store that does virtual hosting, CNAME-style
  * Hosts included, is {@code s3-virtual-host}.
  */
 public record S3PathIdentity(VirtualHosts domains) implements StoreIdentity {

@@ -1,5 +1,6 @@
 package dev.fencegate.http;
 
+import java.util.Optional;
 import dev.fencegate.fence.ResourceKey;
 
 /**
@@ -31,8 +32,8 @@ public sealed interface StoreIdentity permits GenericHttpIdentity, WebDavIdentit
      * serves one there (Apache mod_dav without DirectorySlash) refuses to delete the objects under
      * it, each fenced on its own, instead of deleting them under the one fence checked.
      */
-    default java.util.Optional<String> deleteDepth() {
-        return java.util.Optional.empty();
+    default Optional<String> deleteDepth() {
+        return Optional.empty();
     }
 
     /** @param host the Host header, null if absent; @param destination the Destination header, null if absent */

@@ -1,5 +1,6 @@
 package dev.fencegate.http;
 
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -31,8 +32,8 @@ public record WebDavIdentity() implements StoreIdentity {
     }
 
     @Override
-    public java.util.Optional<String> deleteDepth() {
-        return java.util.Optional.of("0");
+    public Optional<String> deleteDepth() {
+        return Optional.of("0");
     }
 
     @Override

@@ -151,6 +151,12 @@ class RequestRouteTest {
         }
         assertThat(route(HttpMethod.POST, "/bucket/key?uploads", "Fencing-Token", "7"))
                 .isInstanceOf(RequestRoute.FencedUploadStart.class);
+        HttpRequest lifecycle = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT, "/?lifecycle");
+        lifecycle.headers().set("Host", "logs.s3.example.com").set("Fencing-Token", "7");
+        ClaimRules virtualHosts = new ClaimRules(new S3VirtualHostIdentity(new VirtualHosts(List.of("s3.example.com"))),
+                ResourceScopes.perObject(), Optional.empty());
+        assertThat(((RequestRoute.Answer) RequestRoute.of(lifecycle, POLICY, virtualHosts)).problem().outcome())
+                .as("a bucket named by its Host").isEqualTo(Outcome.UNFENCEABLE_WRITE);
     }
 
     /** Under s3-path, a Host below the name the store is reached by names a bucket there, listed or not. */
