@@ -323,7 +323,11 @@ public final class InstanceFences {
             if (token.isPresent()) {
                 endHolds(resource, token.getAsLong());
             } else {
-                outsideChanges.put(resource, now);
+                // Kept only where a row of this instance may be under way or standing: a bulk change
+                // by hand announces every row it touches, to every instance.
+                if (leases.containsKey(resource) || inflight.lowest(resource).isPresent()) {
+                    outsideChanges.put(resource, now);
+                }
                 held.remove(resource);
                 Lease lease = leases.get(resource);
                 if (lease != null) {
