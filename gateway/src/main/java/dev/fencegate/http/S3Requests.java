@@ -1,6 +1,7 @@
 package dev.fencegate.http;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.Optional;
 
 /** What an S3 request is, where the fence needs to know more than its path. */
@@ -48,7 +49,7 @@ public final class S3Requests {
                     + " later, under fences the gateway never checks; change it at the store, not through the gateway");
         }
         if (contentType != null && method.equals("POST")) {
-            String media = contentType.split(";", 2)[0].strip().toLowerCase(java.util.Locale.ROOT);
+            String media = contentType.split(";", 2)[0].strip().toLowerCase(Locale.ROOT);
             if (media.equals("application/x-www-form-urlencoded")) {
                 return Optional.of("a form-encoded POST: some S3 servers read request parameters (uploads, uploadId,"
                         + " delete) from its body as from the query, so it may not be the request that was fenced;"

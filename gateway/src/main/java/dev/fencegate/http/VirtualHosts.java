@@ -1,5 +1,6 @@
 package dev.fencegate.http;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -40,7 +41,7 @@ public record VirtualHosts(List<String> domains) {
         if (name.contains(":") || IPV4.matcher(name).matches() || domains.contains(name)) {
             return this;
         }
-        List<String> more = new java.util.ArrayList<>(domains);
+        List<String> more = new ArrayList<>(domains);
         more.add(name);
         return new VirtualHosts(more);
     }

@@ -38,6 +38,7 @@ public final class DurabilityGuard {
     private final boolean requireSyncStandby;
     private volatile Verdict verdict = new Verdict(false, "durability of the fence store not checked yet");
     private volatile boolean checked;
+    private volatile Reading reading;
 
     public DurabilityGuard(DataSource dataSource, boolean allowUnsafe, boolean requireSyncStandby) {
         this.dataSource = dataSource;
@@ -98,6 +99,7 @@ public final class DurabilityGuard {
             reading = new Reading(row.getString(1), row.getString(2), row.getString(3), row.getBoolean(4),
                     row.getString(5).equals("on"), row.getLong(6), row.getLong(7));
         }
+        this.reading = reading;
         Verdict fresh = judge(reading, requireSyncStandby);
         if (!fresh.equals(verdict)) {
             if (fresh.safe()) {
@@ -121,6 +123,15 @@ public final class DurabilityGuard {
         if (!checked) {
             verdict = new Verdict(false, "the fence database cannot be used: " + problem);
         }
+    }
+
+    /**
+     * Whether synchronous standbys were named at the last reading (so a commit can come back
+     * visible but unconfirmed); true until the first reading, when writes are refused anyway.
+     */
+    public boolean standbysNamed() {
+        Reading last = reading;
+        return last == null || !last.synchronousStandbyNames().isBlank();
     }
 
     /** Why writes must be refused now, or empty when they may be served. */

@@ -16,7 +16,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 
@@ -77,21 +77,27 @@ public final class PostgresFenceStore implements FenceStore {
     private static final String CONFIRM = """
             INSERT INTO fence_confirmation (instance, confirmed_at) VALUES (?, now())
             ON CONFLICT (instance) DO UPDATE SET confirmed_at = EXCLUDED.confirmed_at""";
-    /** How long a reading of {@code synchronous_standby_names} is used before it is read again. */
-    private static final long STANDBYS_READ_EVERY_NANOS = 1_000_000_000L;
     private final DataSource dataSource;
     private final UUID instance;
+    /** Whether synchronous standbys are named: the durability guard's last reading. */
+    private final BooleanSupplier standbysNamed;
     private final LongAdder commits = new LongAdder();
-    /** Whether synchronous standbys were named at the last reading, and when (System.nanoTime) it was taken. */
-    private volatile boolean standbysNamed;
-    private volatile long standbysReadAt;
-    private volatile boolean standbysRead;
     private final LongAdder upsertedAgain = new LongAdder();
 
-    /** A store for one gateway instance; {@code instance} names its rows in {@code fence_inflight}. */
-    public PostgresFenceStore(DataSource dataSource, UUID instance) {
+    /**
+     * A store for one gateway instance; {@code instance} names its rows in {@code fence_inflight}.
+     * {@code standbysNamed} says whether a commit may come back visible but unconfirmed by
+     * synchronous standbys ({@link DurabilityGuard#standbysNamed}).
+     */
+    public PostgresFenceStore(DataSource dataSource, UUID instance, BooleanSupplier standbysNamed) {
         this.dataSource = dataSource;
         this.instance = instance;
+        this.standbysNamed = standbysNamed;
+    }
+
+    /** A store on a server without synchronous standbys. */
+    public PostgresFenceStore(DataSource dataSource, UUID instance) {
+        this(dataSource, instance, () -> false);
     }
 
     public PostgresFenceStore(DataSource dataSource) {
@@ -203,7 +209,7 @@ public final class PostgresFenceStore implements FenceStore {
                                      List<FenceDecision> decisions) throws SQLException {
         boolean confirmedAfterEveryRead = first.committed() && first.warning() == null && first.again().isEmpty();
         if (confirmedAfterEveryRead || decisions.stream().noneMatch(FenceDecision.Admitted.class::isInstance)
-                || !standbysNamed(connection)) {
+                || !standbysNamed.getAsBoolean()) {
             return;
         }
         String unconfirmed;
@@ -226,21 +232,6 @@ public final class PostgresFenceStore implements FenceStore {
                         + unconfirmed));
             }
         }
-    }
-
-    /** Whether synchronous standbys are named, read again at most once a second. */
-    private boolean standbysNamed(Connection connection) throws SQLException {
-        long now = System.nanoTime();
-        if (!standbysRead || now - standbysReadAt > STANDBYS_READ_EVERY_NANOS) {
-            try (Statement statement = connection.createStatement();
-                 ResultSet row = statement.executeQuery("SELECT current_setting('synchronous_standby_names') <> ''")) {
-                row.next();
-                standbysNamed = row.getBoolean(1);
-            }
-            standbysReadAt = now;
-            standbysRead = true;
-        }
-        return standbysNamed;
     }
 
     /**

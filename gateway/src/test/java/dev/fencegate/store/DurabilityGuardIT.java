@@ -130,7 +130,7 @@ class DurabilityGuardIT {
 
                 // The synchronous standby stops confirming.
                 nameSyncStandbys(statement, "nobody");
-                Thread.sleep(1_000); // past the store's reading of the setting
+                a.guard.check();
                 var raising = java.util.concurrent.CompletableFuture.supplyAsync(() -> a.writeAndFinish(atThree));
                 org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> cancelSyncRepWaits(statement) > 0);
                 assertThat(raising.get()).as("the raise's own claim").isInstanceOf(FenceDecision.Unavailable.class);
@@ -143,7 +143,7 @@ class DurabilityGuardIT {
 
                 // A standby confirms again (here: none is named any more): the retry is admitted.
                 nameSyncStandbys(statement, "");
-                Thread.sleep(1_000);
+                a.guard.check();
                 assertThat(a.writeAndFinish(atThree)).isInstanceOf(FenceDecision.Admitted.class);
             }
         }

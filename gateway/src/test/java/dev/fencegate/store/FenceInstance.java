@@ -57,6 +57,8 @@ final class FenceInstance implements AutoCloseable {
     final InflightListener listener;
     /** The store under the trip counter, for what it counts itself. */
     final PostgresFenceStore postgres;
+    /** Read once at the start; a test that renames synchronous standbys reads it again. */
+    final DurabilityGuard guard;
     private final FenceChecker checker;
 
     FenceInstance(FenceDatabase database, FakeClock clock, LeaseTiming timing, int remembered, boolean listening) {
@@ -81,7 +83,13 @@ final class FenceInstance implements AutoCloseable {
             }
         };
         fences = new InstanceFences(rows, timing, clock::now);
-        postgres = new PostgresFenceStore(database.dataSource(), id);
+        guard = new DurabilityGuard(database.dataSource(), false, false);
+        try {
+            guard.check();
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        postgres = new PostgresFenceStore(database.dataSource(), id, guard::standbysNamed);
         FenceStore counted = new FenceStore() {
             @Override
             public FenceDecision admit(FenceClaim claim) {

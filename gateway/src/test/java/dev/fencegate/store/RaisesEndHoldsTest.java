@@ -7,6 +7,7 @@ import dev.fencegate.fence.FenceClaim;
 import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.ResourceKey;
+import dev.fencegate.http.ResourcePaths;
 import dev.fencegate.testing.TestPostgres;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -319,10 +321,10 @@ class RaisesEndHoldsTest {
      */
     @Test
     void aRaiseOfTheLongestKeyARequestCanNameIsAnnouncedToItsHolder() throws Exception {
-        java.util.Random random = new java.util.Random(7);
+        Random random = new Random(7);
         String unreserved = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~";
         StringBuilder path = new StringBuilder("/");
-        while (path.length() < dev.fencegate.http.ResourcePaths.MAX_KEY_LENGTH) {
+        while (path.length() < ResourcePaths.MAX_KEY_LENGTH) {
             path.append(unreserved.charAt(random.nextInt(unreserved.length())));
         }
         ResourceKey longest = new ResourceKey("/" + "b".repeat(63) + path);

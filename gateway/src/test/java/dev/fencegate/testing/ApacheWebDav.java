@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Apache httpd with mod_dav on loopback (Debian's apache2), a second real WebDAV store beside
@@ -16,16 +15,14 @@ import java.util.Map;
  * tests using it are skipped, unless FENCEGATE_REQUIRE_APACHE is set (CI sets it): then its absence
  * fails them.
  */
-public final class ApacheWebDav implements AutoCloseable {
+public final class ApacheWebDav extends WebDavStore {
 
     public static final String REQUIRE_VARIABLE = "FENCEGATE_REQUIRE_APACHE";
     private static final Path BINARY = Path.of("/usr/sbin/apache2");
     private static final String MODULES = "/usr/lib/apache2/modules/";
 
-    private final WebDavProcess server;
-
     private ApacheWebDav(WebDavProcess server) {
-        this.server = server;
+        super(server);
     }
 
     public static ApacheWebDav start(boolean withModDir) {
@@ -56,19 +53,5 @@ public final class ApacheWebDav implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    public int port() {
-        return server.port();
-    }
-
-    /** Every file the store holds, by its path under the root ({@code /b/k}), with its content. */
-    public Map<String, String> objects() {
-        return server.objects();
-    }
-
-    @Override
-    public void close() {
-        server.close();
     }
 }

@@ -5,7 +5,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A real nginx WebDAV store on loopback, serving a temp directory, with every dav method on so
@@ -13,15 +12,13 @@ import java.util.Map;
  * installed, tests using it are skipped, unless FENCEGATE_REQUIRE_NGINX is set (CI sets it):
  * then its absence fails them.
  */
-public final class NginxWebDav implements AutoCloseable {
+public final class NginxWebDav extends WebDavStore {
 
     public static final String REQUIRE_VARIABLE = "FENCEGATE_REQUIRE_NGINX";
     private static final Path BINARY = Path.of("/usr/sbin/nginx");
 
-    private final WebDavProcess server;
-
     private NginxWebDav(WebDavProcess server) {
-        this.server = server;
+        super(server);
     }
 
     public static NginxWebDav start() {
@@ -36,20 +33,6 @@ public final class NginxWebDav implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    public int port() {
-        return server.port();
-    }
-
-    /** Every file the store holds, by its path under the root ({@code /b/k}), with its content. */
-    public Map<String, String> objects() {
-        return server.objects();
-    }
-
-    @Override
-    public void close() {
-        server.close();
     }
 
     // Run as root, the workers would be "nobody" and could not write into a root-owned temp dir.

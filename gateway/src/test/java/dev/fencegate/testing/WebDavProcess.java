@@ -46,7 +46,7 @@ final class WebDavProcess implements AutoCloseable {
         }
     }
 
-    /** A temp directory with an empty {@code root} in it, and a free loopback port. */
+    /** A temp directory with an empty {@code root} in it. */
     static Path directory(String prefix) throws IOException {
         Path directory = Files.createTempDirectory(prefix);
         Files.createDirectories(directory.resolve("root"));

@@ -1,0 +1,27 @@
+package dev.fencegate.testing;
+
+import java.util.Map;
+
+/** A real WebDAV store a test writes through the gateway to, and whose files it reads back. */
+public abstract class WebDavStore implements AutoCloseable {
+
+    private final WebDavProcess server;
+
+    WebDavStore(WebDavProcess server) {
+        this.server = server;
+    }
+
+    public int port() {
+        return server.port();
+    }
+
+    /** Every file the store holds, by its path under the root ({@code /b/k}), with its content. */
+    public Map<String, String> objects() {
+        return server.objects();
+    }
+
+    @Override
+    public void close() {
+        server.close();
+    }
+}
