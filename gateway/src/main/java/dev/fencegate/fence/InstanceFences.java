@@ -67,7 +67,7 @@ public final class InstanceFences {
 
     /**
      * What a claim was covered by before its fence was read: its lease, the lease's revocation
-     * count then (a revocation heard while the fence is read closes the write's window), and the
+     * count then (a revocation heard while the fence is read sends the claim round again), and the
      * hold the read may become.
      */
     record Covered(Lease lease, long epoch, HeldSlot slot) {
@@ -170,7 +170,7 @@ public final class InstanceFences {
      * Records the rows a batch's commit confirmed, then covers each claim registered by it: its
      * lease, and, with the listener fresh, the hold its coming fence read may become. Claims
      * covered before keep what they had. A lease a change made by hand may have undone since its
-     * row was written covers nothing: the claim's write is not sent.
+     * row was written covers nothing: the claim registers again.
      */
     List<Covered> registered(List<FenceClaim> claims, List<RegistrationRows.Written> written, long startedNanos,
                              List<Covered> before) {
@@ -230,12 +230,18 @@ public final class InstanceFences {
                     // after its own commit and tells this instance), unless the slot went meanwhile.
                     revokeBelow(claim.resource(), claim.token().value());
                 }
+                if (covered.lease() == null || covered.lease().epoch() != covered.epoch()) {
+                    // A change by hand was heard while the fence was read, or right after the row was
+                    // written: the row may be gone, and a raise elsewhere may not have waited for this
+                    // write. It registers again and is judged again, as a claim behind a lower one is.
+                    held.remove(claim.resource());
+                    return new FenceDecision.Draining(claim, new Fence(claim.resource(), claim.token(), claim.holder()));
+                }
                 if (covered.slot() != null && held.get(claim.resource()) == covered.slot()) {
                     HeldSlot slot = covered.slot();
                     slot.fence = slot.fence == null || slot.fence.token() < claim.token().value() ? HeldFence.of(claim) : slot.fence.and(claim);
                 }
-                return covered.lease() == null ? admitted.within(SendWindow.CLOSED)
-                        : admitted.within(covered.lease().windowFor(claim.token().value(), covered.epoch()));
+                return admitted.within(covered.lease().windowFor(claim.token().value()));
             }
             if (decision instanceof FenceDecision.Draining) {
                 // The fence is at the claim's token now: writes here below it are stale and need not go out.
@@ -389,7 +395,7 @@ public final class InstanceFences {
      * could have lapsed extends it; otherwise the row may have been gone for a while, another
      * instance may have raised meanwhile, so it starts a new lease and ends the hold. A row a change
      * heard from outside since the write started may have undone starts a lease that covers
-     * nothing: the next claim writes the row again.
+     * nothing: the claims write the row again.
      */
     private void write(Map<ResourceKey, Long> minTokens) {
         long started = now();

@@ -74,21 +74,14 @@ final class Lease {
         return !unconfirmed && minToken <= token;
     }
 
-    /** How many times every write admitted under this lease was revoked: a window opened at this count closes at the next. */
+    /** How many times every write admitted under this lease was revoked. */
     long epoch() {
         return epoch;
     }
 
     /** The window of a write at {@code token} admitted under this lease now. */
     SendWindow windowFor(long token) {
-        return windowFor(token, epoch);
-    }
-
-    /**
-     * The window of a write at {@code token} whose claim was covered by this lease when the epoch
-     * was {@code opened}: a revocation heard since, while its fence was being read, closes it.
-     */
-    SendWindow windowFor(long token, long opened) {
+        long opened = epoch;
         return () -> clock.getAsLong() - sendByNanos > 0 || token < revokedBelow || opened < revokedThrough;
     }
 }

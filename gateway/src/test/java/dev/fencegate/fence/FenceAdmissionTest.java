@@ -73,7 +73,7 @@ class FenceAdmissionTest {
     /**
      * A change by hand to this instance's row (deleted, or updated) heard while the store judged a
      * claim it covered: another instance may already have raised past the row it no longer sees,
-     * so the write admitted under it is not sent.
+     * so the claim is not admitted on that read; it registers again and is judged again.
      */
     @Test
     void aWriteWhoseRowWasChangedByHandWhileItsFenceWasReadIsNotSent() {
@@ -86,14 +86,16 @@ class FenceAdmissionTest {
         local.enter(claim(3));
         FenceDecision decision = admission.attempt(claim(3));
 
-        assertThat(decision).isInstanceOf(FenceDecision.Admitted.class);
-        assertThat(((FenceDecision.Admitted) decision).window().closed()).isTrue();
+        assertThat(decision).isInstanceOf(FenceDecision.Draining.class);
+        FenceDecision again = admission.attempt(claim(3));
+        assertThat(registered).as("judged again after registering again").containsExactly(KEY, KEY);
+        assertThat(((FenceDecision.Admitted) again).window().closed()).isFalse();
         local.exit(claim(3));
     }
 
     /**
      * The same for a claim the batch registered: a change by hand heard after its row was written
-     * may have undone the row, so the lease it starts covers no write.
+     * may have undone the row, so the lease it starts covers nothing and the claim registers again.
      */
     @Test
     void aRowChangedByHandRightAfterItWasWrittenCoversNoWrite() {
@@ -103,12 +105,9 @@ class FenceAdmissionTest {
         local.enter(claim(3));
         FenceDecision decision = admission.attempt(claim(3));
 
-        assertThat(decision).isInstanceOf(FenceDecision.Admitted.class);
-        assertThat(((FenceDecision.Admitted) decision).window().closed()).isTrue();
-        local.exit(claim(3));
-        local.enter(claim(3));
+        assertThat(decision).isInstanceOf(FenceDecision.Draining.class);
         FenceDecision next = admission.attempt(claim(3));
-        assertThat(registered).as("the next write registers again").containsExactly(KEY, KEY);
+        assertThat(registered).as("judged again after registering again").containsExactly(KEY, KEY);
         assertThat(((FenceDecision.Admitted) next).window().closed()).isFalse();
         local.exit(claim(3));
     }
