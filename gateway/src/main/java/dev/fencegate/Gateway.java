@@ -6,6 +6,7 @@ import dev.fencegate.admin.FenceAdmin;
 import dev.fencegate.admin.Readiness;
 import dev.fencegate.config.GatewayConfig;
 import dev.fencegate.config.HostPort;
+import dev.fencegate.http.FenceNaming;
 import dev.fencegate.observability.GatewayMetrics;
 import dev.fencegate.observability.RuntimeMetrics;
 import dev.fencegate.proxy.AdminServer;
@@ -43,7 +44,9 @@ public final class Gateway implements AutoCloseable {
     public static Gateway start(GatewayConfig config) throws InterruptedException {
         Readiness readiness = new Readiness();
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        FenceService fences = FenceService.start(config, readiness, registry);
+        FenceService fences = FenceService.start(config, FenceNaming.of(config.limits().storeKind().value(),
+                config.limits().virtualHostDomainList(), config.upstreamPathPrefix(), config.scopes().templates()),
+                readiness, registry);
         // Hikari takes a registry on a running pool (once): connections, pending threads, acquire times.
         fences.database().dataSource().setMetricRegistry(registry);
         RuntimeMetrics runtimeMetrics = RuntimeMetrics.bindTo(registry);

@@ -47,7 +47,9 @@ public final class Readiness {
             return "not ready: fence schema not migrated yet (" + lastProblem + ")";
         }
         if (!fenceStoreReachable) {
-            return "not ready: fence store unreachable (" + lastProblem + ")";
+            // A refusal (durability, naming) comes from a database that answered.
+            return lastProblem.startsWith("writes refused") ? "not ready: " + lastProblem
+                    : "not ready: fence store unreachable (" + lastProblem + ")";
         }
         return "not ready: data port not serving yet";
     }

@@ -4,6 +4,7 @@ import static dev.fencegate.config.Setting.ACCESS_LOG;
 import static dev.fencegate.config.Setting.ADMIN_LISTEN;
 import static dev.fencegate.config.Setting.ADMIN_TOKEN;
 import static dev.fencegate.config.Setting.ALLOW_UNSAFE_DURABILITY;
+import static dev.fencegate.config.Setting.CHANGE_FENCE_NAMING;
 import static dev.fencegate.config.Setting.CLIENT_IDLE_TIMEOUT;
 import static dev.fencegate.config.Setting.DB_PASSWORD;
 import static dev.fencegate.config.Setting.DB_POOL_SIZE;
@@ -64,7 +65,8 @@ public final class GatewayConfigReader {
                     ioThreads == 0 ? Runtime.getRuntime().availableProcessors() : ioThreads,
                     new OperationsConfig(settings.accessLog(ACCESS_LOG), settings.text(ADMIN_TOKEN),
                             settings.duration(MULTIPART_UPLOAD_LIFETIME)),
-                    new ScopeConfig(settings.text(SCOPES), ScopeConfig.refuses(settings.text(UNSCOPED_WRITES))),
+                    new ScopeConfig(settings.text(SCOPES), ScopeConfig.refuses(settings.text(UNSCOPED_WRITES)),
+                            settings.bool(CHANGE_FENCE_NAMING)),
                     new TlsConfig(settings.text(TLS_KEYSTORE), settings.text(TLS_KEYSTORE_PASSWORD),
                             settings.text(TLS_CLIENT_TRUSTSTORE), settings.text(TLS_CLIENT_TRUSTSTORE_PASSWORD)));
         } catch (IllegalArgumentException e) {

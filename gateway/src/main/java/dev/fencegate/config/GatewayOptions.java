@@ -160,6 +160,12 @@ public final class GatewayOptions {
         flag(Setting.UNSCOPED_WRITES, value);
     }
 
+    @Option(names = "--change-fence-naming", paramLabel = "BOOL", arity = "0..1", fallbackValue = "true",
+            description = "Let this instance change how the fences are named (--store-kind, --virtual-host-domains, the --upstream path, --scopes) when the naming recorded in the fence database differs: every instance refuses writes until the fences are carried over (env FENCEGATE_CHANGE_FENCE_NAMING; default false).")
+    void changeFenceNaming(String value) {
+        flag(Setting.CHANGE_FENCE_NAMING, value);
+    }
+
     @Option(names = "--tls-keystore", paramLabel = "FILE", description = "PKCS#12 keystore with the data port's certificate and key: TLS on the data port (env FENCEGATE_TLS_KEYSTORE; default none: plain HTTP).")
     void tlsKeystore(String value) {
         flag(Setting.TLS_KEYSTORE, value);

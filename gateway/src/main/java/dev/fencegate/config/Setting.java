@@ -42,6 +42,7 @@ public enum Setting {
     TLS_CLIENT_TRUSTSTORE("tls-client-truststore", "", false),
     TLS_CLIENT_TRUSTSTORE_PASSWORD("tls-client-truststore-password", "", true),
     UNSCOPED_WRITES("unscoped-writes", "refuse", false),
+    CHANGE_FENCE_NAMING("change-fence-naming", "false", false),
     IO_THREADS("io-threads", "0", false),
     ACCESS_LOG("access-log", "off", false),
     ADMIN_TOKEN("admin-token", "", true),

@@ -86,6 +86,11 @@ public final class ResourceScopes {
         return true;
     }
 
+    /** The templates as written, in their order. */
+    public List<String> templates() {
+        return templates.stream().map(Template::text).toList();
+    }
+
     public String describe() {
         return templates.isEmpty() ? "every object is its own resource"
                 : templates.stream().map(Template::text).toList() + ", other writes " + (unscoped == Unscoped.REFUSE ? "refused" : "fenced per object");

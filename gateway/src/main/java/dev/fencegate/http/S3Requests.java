@@ -32,9 +32,11 @@ public final class S3Requests {
      * fenced as the bucket.</li>
      * <li>A form-encoded POST: servlet-based stores (S3Proxy on Jetty) read request parameters
      * from its body as from the query, so {@code uploads=} or {@code uploadId=} there would make it
-     * another request than the one fenced. No S3 POST is form-encoded. A form-encoded PUT is left
-     * alone: curl sends every {@code --data} PUT that way, and S3 has no PUT that such a parameter
-     * turns into a write of another object.</li>
+     * another request than the one fenced. No S3 POST is form-encoded. For the same reason a
+     * form-encoded {@code PUT} or {@code DELETE} of a bucket, whose body {@code acl=} or
+     * {@code lifecycle=} would make it a change of the bucket's configuration. A form-encoded PUT
+     * of an object is left alone: curl sends every {@code --data} PUT that way, and what such a
+     * parameter makes of it (its ACL, its tags) changes only the object fenced.</li>
      * </ul>
      */
     public static Optional<String> unfenceable(String method, String target, String key, String contentType,
@@ -48,12 +50,17 @@ public final class S3Requests {
             return Optional.of("bucket configuration (" + target.substring(query) + ") can delete, replace or lock objects"
                     + " later, under fences the gateway never checks; change it at the store, not through the gateway");
         }
-        if (contentType != null && method.equals("POST")) {
-            String media = contentType.split(";", 2)[0].strip().toLowerCase(Locale.ROOT);
-            if (media.equals("application/x-www-form-urlencoded")) {
+        if (contentType != null
+                && contentType.split(";", 2)[0].strip().toLowerCase(Locale.ROOT).equals("application/x-www-form-urlencoded")) {
+            if (method.equals("POST")) {
                 return Optional.of("a form-encoded POST: some S3 servers read request parameters (uploads, uploadId,"
                         + " delete) from its body as from the query, so it may not be the request that was fenced;"
                         + " S3 has no form-encoded POST");
+            }
+            if (key.indexOf('/', 1) < 0) {
+                return Optional.of("a form-encoded write to a bucket: some S3 servers read request parameters (acl,"
+                        + " lifecycle, policy...) from its body as from the query, so it may change the bucket's"
+                        + " configuration rather than be the write that was fenced; send it without a form body");
             }
         }
         return Optional.empty();

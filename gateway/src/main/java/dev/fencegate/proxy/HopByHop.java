@@ -19,9 +19,13 @@ final class HopByHop {
             HttpHeaderNames.TE, HttpHeaderNames.UPGRADE, HttpHeaderNames.PROXY_AUTHORIZATION,
             HttpHeaderNames.PROXY_AUTHENTICATE, AsciiString.cached("http2-settings"));
 
-    /** Headers a Connection header may not name: removing them would change what is fenced or framed. */
+    /**
+     * Headers a Connection header may not name: removing them would change what is fenced or
+     * framed, or take away the {@code Depth} the gateway sets on a DELETE (without it a WebDAV
+     * store deletes a collection and everything fenced under it).
+     */
     private static final Set<String> PROTECTED = Set.of(
-            "fencing-token", "fencing-holder", "content-length", "transfer-encoding", "host");
+            "fencing-token", "fencing-holder", "content-length", "transfer-encoding", "host", "depth");
 
     private HopByHop() {
     }

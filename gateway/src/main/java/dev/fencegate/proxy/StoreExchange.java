@@ -152,6 +152,11 @@ final class StoreExchange {
             return;
         }
         boolean last = content instanceof LastHttpContent;
+        if (last && !((LastHttpContent) content).trailingHeaders().isEmpty()) {
+            // A request's trailer fields are not passed on: a store that merges them into the header
+            // section (Apache's MergeTrailers) would read a Depth, Host or token nobody checked.
+            ((LastHttpContent) content).trailingHeaders().clear();
+        }
         headUnflushed = false;
         ChannelFuture written = store.writeAndFlush(content);
         if (last) {

@@ -8,6 +8,7 @@ import dev.fencegate.fence.FenceStore;
 import dev.fencegate.fence.InstanceFences;
 import dev.fencegate.fence.LeaseTiming;
 import dev.fencegate.fence.RememberedFences;
+import dev.fencegate.fence.ResourceNaming;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -75,12 +76,16 @@ public final class FenceService implements AutoCloseable {
         this.reconciler = reconciler;
     }
 
-    public static FenceService start(GatewayConfig config, Readiness readiness, MeterRegistry registry) {
+    /** @param naming how this instance names resources, which must be the one recorded beside the fences */
+    public static FenceService start(GatewayConfig config, ResourceNaming naming, Readiness readiness, MeterRegistry registry) {
         UUID instance = UUID.randomUUID();
         FenceDatabase database = FenceDatabase.open(config.database());
         DurabilityGuard guard = new DurabilityGuard(database.dataSource(), config.safety().allowUnsafeDurability(),
                 config.safety().requireSyncStandby());
-        FenceStoreMonitor monitor = new FenceStoreMonitor(database, guard, readiness);
+        Duration checkTimeout = config.database().checkTimeout();
+        NamingGuard namingGuard = new NamingGuard(database.dataSource(), naming, config.scopes().changeNaming(), instance,
+                checkTimeout.multipliedBy(2).plusSeconds(1), System::nanoTime);
+        FenceStoreMonitor monitor = new FenceStoreMonitor(database, guard, namingGuard, readiness);
         // Readiness must follow a dead database within the fence timeout: check at least twice per
         // timeout, and count a check still unanswered after half of it as a failure.
         Duration half = config.database().checkTimeout().dividedBy(2);
@@ -120,7 +125,7 @@ public final class FenceService implements AutoCloseable {
         int threads = config.database().poolSize();
         Duration drainWait = config.upstreamTimeout().compareTo(MAX_DRAIN_WAIT) < 0 ? config.upstreamTimeout() : MAX_DRAIN_WAIT;
         FenceChecker checker = new FenceChecker(admission, fences, threads, BATCH_OVERLAP, threads * CHECK_QUEUE_PER_THREAD,
-                config.database().checkTimeout(), drainWait, unknownOutcomeHold, guard::refusal,
+                config.database().checkTimeout(), drainWait, unknownOutcomeHold, monitor::refusal,
                 () -> describePool(database));
 
         ScheduledExecutorService reconciler = Executors.newSingleThreadScheduledExecutor(runnable -> {

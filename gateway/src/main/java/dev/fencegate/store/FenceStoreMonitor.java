@@ -4,6 +4,7 @@ import dev.fencegate.admin.Readiness;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -28,6 +29,7 @@ public final class FenceStoreMonitor implements AutoCloseable {
 
     private final FenceDatabase database;
     private final DurabilityGuard guard;
+    private final NamingGuard naming;
     private final Readiness readiness;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(runnable -> daemon(runnable, "fence-store-monitor"));
     private final ExecutorService prober = Executors.newSingleThreadExecutor(runnable -> daemon(runnable, "fence-store-probe"));
@@ -37,9 +39,10 @@ public final class FenceStoreMonitor implements AutoCloseable {
     /** Touched by the timer thread only. */
     private Future<?> probe;
 
-    public FenceStoreMonitor(FenceDatabase database, DurabilityGuard guard, Readiness readiness) {
+    public FenceStoreMonitor(FenceDatabase database, DurabilityGuard guard, NamingGuard naming, Readiness readiness) {
         this.database = database;
         this.guard = guard;
+        this.naming = naming;
         this.readiness = readiness;
     }
 
@@ -98,6 +101,7 @@ public final class FenceStoreMonitor implements AutoCloseable {
                 statement.execute("SELECT 1 FROM fence LIMIT 1");
             }
             guard.check();
+            naming.check();
             reachable();
         } catch (Exception e) {
             unreachable(DatabaseProblem.describe(e));
@@ -109,7 +113,7 @@ public final class FenceStoreMonitor implements AutoCloseable {
             log.info("Fence store reachable again");
         }
         lastReachable = true;
-        var refusal = guard.refusal();
+        var refusal = refusal();
         readiness.fenceStoreReachable(refusal.isEmpty(), refusal.orElse(null));
     }
 
@@ -121,6 +125,12 @@ public final class FenceStoreMonitor implements AutoCloseable {
         lastProblem = problem;
         guard.uncheckable(problem);
         readiness.fenceStoreReachable(false, problem);
+    }
+
+    /** Why writes must be refused now (the database's durability, or this instance's naming), or empty. */
+    public Optional<String> refusal() {
+        Optional<String> durability = guard.refusal();
+        return durability.isPresent() ? durability : naming.refusal();
     }
 
     private static Thread daemon(Runnable runnable, String name) {

@@ -26,9 +26,13 @@ import org.junit.jupiter.params.provider.CsvSource;
 class CollectionDeleteIT {
 
     private static int send(int port, String method, String target, long token) throws Exception {
+        return send(port, method, target, token, "close");
+    }
+
+    private static int send(int port, String method, String target, long token, String connection) throws Exception {
         try (RawHttp raw = RawHttp.connect(port)) {
             return RawHttp.status(raw.send(method + " " + target + " HTTP/1.1\r\nHost: localhost\r\nFencing-Token: " + token
-                    + "\r\nContent-Length: " + (method.equals("PUT") ? 7 : 0) + "\r\nConnection: close\r\n\r\n"
+                    + "\r\nContent-Length: " + (method.equals("PUT") ? 7 : 0) + "\r\nConnection: " + connection + "\r\n\r\n"
                     + (method.equals("PUT") ? "current" : "")).readResponse());
         }
     }
@@ -73,6 +77,31 @@ class CollectionDeleteIT {
                 Map<String, String> after = apache.objects();
                 assertThat(after).as("DELETE /b/dir answered %s; object fenced at 10 must survive a token-3 write", status)
                         .containsEntry("/b/dir/report", "current");
+            } finally {
+                gateway.close();
+            }
+        }
+    }
+
+    /**
+     * A client may list headers in Connection for the next hop to drop; listing Depth would have
+     * the gateway drop the very Depth: 0 it set, and Apache would take the DELETE as Depth: infinity.
+     */
+    @ParameterizedTest(name = "{0} behind apache mod_dav, Connection: {1}")
+    @CsvSource(delimiter = '|', value = {"webdav|Depth", "http|Depth", "webdav|keep-alive, depth"})
+    void aStaleDeleteWhoseConnectionHeaderNamesDepthIsRefusedAndRemovesNothing(String kindName, String connection) throws Exception {
+        StoreKind kind = kindName.equals("webdav") ? StoreKind.WEBDAV : StoreKind.HTTP;
+        try (ApacheWebDav apache = ApacheWebDav.start(false)) {
+            Gateway gateway = gateway(apache.port(), kind);
+            try {
+                assertThat(direct(apache.port(), "MKCOL", "/b/")).isEqualTo(201);
+                assertThat(direct(apache.port(), "MKCOL", "/b/dir/")).isEqualTo(201);
+                assertThat(send(gateway.port(), "PUT", "/b/dir/report", 10)).isBetween(200, 299);
+
+                int status = send(gateway.port(), "DELETE", "/b/dir", 3, connection);
+
+                assertThat(status).isEqualTo(400);
+                assertThat(apache.objects()).containsEntry("/b/dir/report", "current");
             } finally {
                 gateway.close();
             }

@@ -151,6 +151,40 @@ class SideDoorsIT {
         }
     }
 
+    /**
+     * S3Proxy reads request parameters from a form-encoded body as from the query, so a PUT of a
+     * bucket with the body {@code acl=} is PutBucketAcl: a change of the bucket's configuration,
+     * which spelled {@code ?acl} is refused.
+     */
+    @Test
+    void aFormEncodedWriteToABucketIsRefusedAndTheBucketsAclStaysAsItWas() throws Exception {
+        String bucket = "/formacl" + Long.toHexString(System.nanoTime());
+        assertThat(write(bucket, 1, "")).as("CreateBucket, fenced as the bucket").isEqualTo(200);
+        String before = atTheStore(bucket + "?acl");
+
+        String answer;
+        try (RawHttp raw = RawHttp.connect(gateway.port())) {
+            answer = raw.send("PUT " + bucket + " HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 1\r\n"
+                    + "Content-Type: application/x-www-form-urlencoded\r\nx-amz-acl: public-read-write\r\n"
+                    + "Content-Length: 4\r\nConnection: close\r\n\r\nacl=").readResponseWithBody();
+        }
+
+        assertThat(RawHttp.status(answer)).isEqualTo(400);
+        assertThat(answer).contains("unfenceable-write");
+        assertThat(atTheStore(bucket + "?acl")).isEqualTo(before);
+    }
+
+    /** The body of a GET straight at the store. */
+    private static String atTheStore(String target) throws IOException {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", store.port())) {
+            socket.getOutputStream().write(("GET " + target + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.ISO_8859_1));
+            String all = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+            assertThat(RawHttp.status(all)).as("GET %s at the store", target).isEqualTo(200);
+            return all.substring(all.indexOf("\r\n\r\n") + 4);
+        }
+    }
+
     private static int write(String target, long token, String body) throws IOException {
         try (RawHttp raw = RawHttp.connect(gateway.port())) {
             return RawHttp.status(raw.send("PUT " + target + " HTTP/1.1\r\nHost: localhost\r\nFencing-Token: " + token

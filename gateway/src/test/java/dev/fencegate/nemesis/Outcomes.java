@@ -20,8 +20,13 @@ final class Outcomes {
     private Outcomes() {
     }
 
-    /** Writes {@code token} through the victim until it holds the fence: a write admitted with no trip to PostgreSQL. */
+    /**
+     * Writes {@code token} through the victim until it holds the fence: a write admitted with no
+     * trip to PostgreSQL. First waits for the victim to be ready: after a scenario that cut it off,
+     * it serves writes again only once a check of the fence database has passed.
+     */
     static void holdTheFence(TwoGateways gateways, String path, long token) throws InterruptedException {
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> AdminMetrics.ready(gateways.victim.adminPort()));
         double before = AdminMetrics.heldAdmissions(gateways.victim.adminPort());
         for (int i = 1; i <= 20 && AdminMetrics.heldAdmissions(gateways.victim.adminPort()) <= before; i++) {
             int status = Wire.put(gateways.victim.port(), path, token, "holder-" + token + "." + i);

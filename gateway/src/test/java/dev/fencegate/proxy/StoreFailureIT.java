@@ -73,4 +73,25 @@ class StoreFailureIT {
             assertThat(forwarded.toLowerCase()).doesNotContain("x-hop").doesNotContain("keep-alive: timeout");
         }
     }
+
+    /**
+     * A store that merges a request's trailer fields into its header section (Apache with
+     * MergeTrailers On) would read them as headers the gateway never checked: a Depth replacing
+     * the gateway's, another Host, a token. They are not passed on; the body is.
+     */
+    @Test
+    void aRequestsTrailerFieldsAreNotPassedOnToTheStore() throws Exception {
+        try (CapturingUpstream upstream = new CapturingUpstream();
+             Gateway gateway = Gateway.start(GatewayHarness.config(URI.create("http://127.0.0.1:" + upstream.port()),
+                     TestPostgres.config(TestPostgres.newSchema("trailers")), Duration.ofSeconds(5)));
+             RawHttp raw = RawHttp.connect(gateway.port())) {
+            String response = raw.send("PUT /bucket/key HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 12\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n"
+                    + "3\r\nabc\r\n0\r\nDepth: infinity\r\nFencing-Token: 99\r\nX-Checksum: 1\r\n\r\n").readResponse();
+            assertThat(RawHttp.status(response)).isEqualTo(200);
+
+            assertThat(upstream.nextHead(2_000)).contains("Transfer-Encoding: chunked\r\n");
+            assertThat(upstream.nextBody(2_000)).isEqualTo("3\r\nabc\r\n0\r\n\r\n");
+        }
+    }
 }

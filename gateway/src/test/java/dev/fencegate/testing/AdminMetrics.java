@@ -33,4 +33,17 @@ public final class AdminMetrics {
             return -1;
         }
     }
+
+    /** Whether {@code /readyz} answers 200: false while it answers anything else or nothing. */
+    public static boolean ready(int adminPort) {
+        try {
+            return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/readyz"))
+                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
 }

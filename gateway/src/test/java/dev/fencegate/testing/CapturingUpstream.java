@@ -19,6 +19,7 @@ public final class CapturingUpstream implements AutoCloseable {
 
     private final ServerSocket server = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
     private final BlockingQueue<String> heads = new LinkedBlockingQueue<>();
+    private final BlockingQueue<String> bodies = new LinkedBlockingQueue<>();
     private final Thread acceptor;
 
     public CapturingUpstream() throws IOException {
@@ -36,6 +37,11 @@ public final class CapturingUpstream implements AutoCloseable {
         return heads.poll(millis, TimeUnit.MILLISECONDS);
     }
 
+    /** The body of the next request received as the store read it (a chunked one with its chunk framing and trailer section), or null after the wait. */
+    public String nextBody(long millis) throws InterruptedException {
+        return bodies.poll(millis, TimeUnit.MILLISECONDS);
+    }
+
     private void serve() {
         while (!server.isClosed()) {
             try (Socket socket = server.accept()) {
@@ -46,7 +52,8 @@ public final class CapturingUpstream implements AutoCloseable {
                         break;
                     }
                     heads.add(head);
-                    in.readNBytes(contentLength(head));
+                    bodies.add(head.toLowerCase(java.util.Locale.ROOT).contains("transfer-encoding: chunked")
+                            ? readChunked(in) : new String(in.readNBytes(contentLength(head)), StandardCharsets.ISO_8859_1));
                     socket.getOutputStream().write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".getBytes(StandardCharsets.US_ASCII));
                     socket.getOutputStream().flush();
                 }
@@ -67,6 +74,36 @@ public final class CapturingUpstream implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    private static String readChunked(InputStream in) throws IOException {
+        StringBuilder body = new StringBuilder();
+        while (true) {
+            String sizeLine = readLine(in);
+            body.append(sizeLine);
+            int size = Integer.parseInt(sizeLine.strip().split(";", 2)[0], 16);
+            if (size == 0) {
+                String trailer;
+                do {
+                    trailer = readLine(in);
+                    body.append(trailer);
+                } while (!trailer.equals("\r\n"));
+                return body.toString();
+            }
+            body.append(new String(in.readNBytes(size + 2), StandardCharsets.ISO_8859_1));
+        }
+    }
+
+    private static String readLine(InputStream in) throws IOException {
+        StringBuilder line = new StringBuilder();
+        int b;
+        while ((b = in.read()) >= 0) {
+            line.append((char) b);
+            if (b == '\n') {
+                return line.toString();
+            }
+        }
+        throw new IOException("the request ended inside its chunked body");
     }
 
     private static int contentLength(String head) {

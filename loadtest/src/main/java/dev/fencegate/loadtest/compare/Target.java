@@ -15,6 +15,8 @@ record Target(String id, String store, Route route, URI url, Optional<RunningGat
      * is a job, and a new object under it is fenced as a write to the job.
      */
     static final String JOB_SCOPES = "/loadtest/{target}/{job}/**";
+    /** Where a gateway with {@link #JOB_SCOPES} keeps its fences. */
+    static final String JOB_SCOPES_SCHEMA = "fencegate_job_scopes";
 
     /** Each target writes its own resources, so two gateways never share fence rows. */
     String pathPrefix() {

@@ -34,7 +34,9 @@ final class TargetCommands {
                 "--db-url", settings.dbUrl(),
                 "--db-user", settings.dbUser()));
         if (settings.workload() == Workload.JOB_OBJECTS && !settings.reads()) {
-            command.addAll(List.of("--scopes", Target.JOB_SCOPES));
+            // Fences named by job live apart from the per-object ones of the other workloads: one
+            // fence database holds fences of one naming (a gateway of another refuses writes).
+            command.addAll(List.of("--scopes", Target.JOB_SCOPES, "--db-schema", Target.JOB_SCOPES_SCHEMA));
         }
         return command;
     }

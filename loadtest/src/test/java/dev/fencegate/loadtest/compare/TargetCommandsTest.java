@@ -17,8 +17,11 @@ class TargetCommandsTest {
 
         assertThat(scopes).isPositive();
         assertThat(jobs.get(scopes + 1)).isEqualTo("/loadtest/{target}/{job}/**");
+        // A fence database holds fences of one naming: the scoped gateway keeps its own.
+        assertThat(jobs.get(jobs.indexOf("--db-schema") + 1)).isEqualTo("fencegate_job_scopes");
         for (Workload other : List.of(Workload.SAME_TOKEN, Workload.NEW_OBJECTS, Workload.RAISES, Workload.MIXED)) {
-            assertThat(new TargetCommands(settings(other, false)).gateway(1, 2, 3)).as(other.cliName()).doesNotContain("--scopes");
+            assertThat(new TargetCommands(settings(other, false)).gateway(1, 2, 3)).as(other.cliName())
+                    .doesNotContain("--scopes").doesNotContain("--db-schema");
         }
         assertThat(new TargetCommands(settings(Workload.JOB_OBJECTS, true)).gateway(1, 2, 3)).as("reads")
                 .doesNotContain("--scopes");

@@ -1,0 +1,74 @@
+package dev.fencegate.scopes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencegate.config.GatewayConfig;
+import dev.fencegate.config.ScopeConfig;
+import dev.fencegate.demo.MemoryObjectStore;
+import dev.fencegate.testing.GatewayHarness;
+import dev.fencegate.testing.NoNettyLeaks;
+import dev.fencegate.testing.TestPostgres;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Instances sharing fences must name objects alike: a gateway whose job scopes differ from the
+ * ones the fences were recorded under would check an object against another fence. Adopting
+ * scopes on a running deployment is the case that matters: every object written so far has a
+ * fence of its own, and the job it falls under has none yet.
+ */
+@ExtendWith(NoNettyLeaks.class)
+class FenceNamingIT {
+
+    private static final String JOBS = "/{bucket}/jobs/{job}/**";
+
+    private static GatewayHarness gateway(String schema, String scopes, boolean changeNaming) {
+        return GatewayHarness.start(MemoryObjectStore.Options.loopback(), upstream -> {
+            GatewayConfig base = GatewayHarness.config(upstream, TestPostgres.config(schema), Duration.ofSeconds(5));
+            return new GatewayConfig(base.listen(), base.adminListen(), base.upstream(), base.database(),
+                    base.upstreamConnectTimeout(), base.upstreamTimeout(), base.clientIdleTimeout(), base.limits(),
+                    base.safety(), base.ioThreads(), base.operations(), new ScopeConfig(scopes, false, changeNaming));
+        });
+    }
+
+    @Test
+    void aStaleWriterCannotPassThroughAnInstanceThatNamesResourcesOtherwiseNorAfterScopesAreAdopted() {
+        String schema = TestPostgres.newSchema("fence_naming");
+        try (GatewayHarness perObject = gateway(schema, "", false)) {
+            assertThat(perObject.put("/data/jobs/42/part-0.parquet", 7, "holder 7").statusCode()).isEqualTo(201);
+
+            // An instance started with scopes beside it would fence this object under /data/jobs/42,
+            // which has no fence yet: token 5 would pass. It refuses every write instead.
+            try (GatewayHarness scoped = gateway(schema, JOBS, false)) {
+                HttpResponse<String> stale = scoped.put("/data/jobs/42/part-0.parquet", 5, "paused holder 5");
+                assertThat(stale.statusCode()).isEqualTo(503);
+                assertThat(stale.body()).contains("--change-fence-naming");
+                assertThat(scoped.store.object("/data/jobs/42/part-0.parquet")).isEmpty();
+                assertThat(scoped.gateway.ready()).isFalse();
+                assertThat(scoped.put("/data/jobs/42/part-1.parquet", 100, "x").statusCode()).isEqualTo(503);
+                assertThat(scoped.fenceRow("/data/jobs/42")).isEqualTo(-1);
+            }
+            assertThat(perObject.put("/data/jobs/42/part-0.parquet", 7, "holder 7 again").statusCode()).isEqualTo(204);
+        }
+
+        // Scopes adopted: the job's fence starts at the highest fence of its objects.
+        try (GatewayHarness adopting = gateway(schema, JOBS, true)) {
+            await().atMost(Duration.ofSeconds(30)).until(adopting.gateway::ready);
+            assertThat(adopting.fenceRow("/data/jobs/42")).isEqualTo(7);
+
+            HttpResponse<String> stale = adopting.put("/data/jobs/42/part-1.parquet", 5, "paused holder 5");
+            assertThat(stale.statusCode()).isEqualTo(412);
+            assertThat(stale.body()).contains("\"resource\":\"/data/jobs/42\"");
+            assertThat(adopting.store.object("/data/jobs/42/part-1.parquet")).isEmpty();
+            assertThat(adopting.put("/data/jobs/42/part-1.parquet", 7, "holder 7").statusCode()).isEqualTo(201);
+        }
+
+        // The old naming is gone for good: an instance without the scopes refuses writes.
+        try (GatewayHarness late = gateway(schema, "", false)) {
+            assertThat(late.put("/data/jobs/42/part-0.parquet", 7, "x").statusCode()).isEqualTo(503);
+        }
+    }
+}

@@ -1,0 +1,206 @@
+package dev.fencegate.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencegate.http.FenceNaming;
+import dev.fencegate.testing.TestPostgres;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One naming of resources per fence database, against a real PostgreSQL on a clock the test moves:
+ * an instance that names objects otherwise refuses writes, and a change carries every fence up
+ * only once no instance can still be admitting under the old naming.
+ */
+class NamingGuardTest {
+
+    private static final FenceNaming PER_OBJECT = FenceNaming.of("s3-path", List.of(), "", "");
+    private static final FenceNaming JOBS = FenceNaming.of("s3-path", List.of(), "", "/{bucket}/jobs/{job}/**");
+    private static final Duration ADMISSION_BOUND = Duration.ofSeconds(5);
+    private static final Duration SETTLE = NamingGuard.CONFIRMED_FOR.plus(ADMISSION_BOUND).plusSeconds(1);
+
+    private final FenceInstance.FakeClock clock = new FenceInstance.FakeClock();
+    private FenceDatabase database;
+
+    @BeforeEach
+    void migrate() {
+        database = TestPostgres.migrated("naming_guard");
+    }
+
+    @AfterEach
+    void close() {
+        database.close();
+    }
+
+    private NamingGuard guard(FenceNaming naming, boolean changeAllowed) {
+        return new NamingGuard(database.dataSource(), naming, changeAllowed, UUID.randomUUID(), ADMISSION_BOUND, clock::now);
+    }
+
+    @Test
+    void theFirstInstanceRecordsItsNamingAndItsConfirmationLapsesWhenItStopsChecking() throws SQLException {
+        NamingGuard first = guard(PER_OBJECT, false);
+        assertThat(first.refusal()).hasValueSatisfying(why -> assertThat(why).contains("not checked"));
+
+        first.check();
+        assertThat(first.refusal()).isEmpty();
+        assertThat(recorded()).isEqualTo(PER_OBJECT.text());
+
+        clock.advance(NamingGuard.CONFIRMED_FOR.minusMillis(1));
+        assertThat(first.refusal()).isEmpty();
+        clock.advance(Duration.ofMillis(1));
+        assertThat(first.refusal()).hasValueSatisfying(why -> assertThat(why).contains("last confirmed"));
+        first.check();
+        assertThat(first.refusal()).isEmpty();
+    }
+
+    @Test
+    void anInstanceThatNamesResourcesOtherwiseRefusesWritesAndChangesNothing() throws SQLException {
+        guard(PER_OBJECT, false).check();
+        insertFence("/data/jobs/42/part-0", 7);
+
+        NamingGuard scoped = guard(JOBS, false);
+        scoped.check();
+        clock.advance(SETTLE.multipliedBy(2));
+        scoped.check();
+
+        assertThat(scoped.refusal()).hasValueSatisfying(why -> assertThat(why)
+                .contains(JOBS.text()).contains(PER_OBJECT.text()).contains("--change-fence-naming"));
+        assertThat(recorded()).isEqualTo(PER_OBJECT.text());
+        assertThat(fence("/data/jobs/42")).isEqualTo(-1);
+    }
+
+    @Test
+    void aChangeWaitsForEveryAdmissionUnderTheOldNamingThenCarriesEachFenceUpToItsScope() throws SQLException {
+        NamingGuard old = guard(PER_OBJECT, false);
+        old.check();
+        insertFence("/data/jobs/42/part-0", 7);
+        insertFence("/data/jobs/42/part-1", 9);
+        insertFence("/data/jobs/43/part-0", 3);
+        insertFence("/data/jobs/43", 5);
+        insertFence("/data/tmp/file", 11);
+
+        NamingGuard changing = guard(JOBS, true);
+        changing.check();
+        assertThat(recorded()).isEqualTo(JOBS.text());
+        assertThat(carried()).isFalse();
+        assertThat(changing.refusal()).hasValueSatisfying(why -> assertThat(why).contains("waiting"));
+
+        // The old instance's next check sees the change: it stops at once, not when its confirmation lapses.
+        old.check();
+        assertThat(old.refusal()).hasValueSatisfying(why -> assertThat(why).contains("fences were recorded under"));
+
+        clock.advance(SETTLE.minusMillis(1));
+        changing.check();
+        assertThat(changing.refusal()).hasValueSatisfying(why -> assertThat(why).contains("ms so far"));
+        assertThat(fence("/data/jobs/42")).isEqualTo(-1);
+
+        // A write another instance registered is still in flight: its object's fence may yet move.
+        UUID other = UUID.randomUUID();
+        execute("INSERT INTO fence_inflight (resource, instance, min_token, until, generation)"
+                + " VALUES ('/data/jobs/42/part-2', '" + other + "', 8, now() + interval '1 minute', 1)");
+        clock.advance(Duration.ofMillis(1));
+        changing.check();
+        assertThat(changing.refusal()).hasValueSatisfying(why -> assertThat(why).contains("write registrations of other instances").contains("(1 now)"));
+        assertThat(fence("/data/jobs/42")).isEqualTo(-1);
+
+        execute("DELETE FROM fence_inflight");
+        changing.check();
+        assertThat(changing.refusal()).isEmpty();
+        assertThat(carried()).isTrue();
+        assertThat(fence("/data/jobs/42")).isEqualTo(9);
+        assertThat(fence("/data/jobs/43")).isEqualTo(5);
+        assertThat(fence("/data/jobs/42/part-0")).isEqualTo(7);
+        assertThat(fence("/data/tmp/file")).isEqualTo(11);
+
+        NamingGuard later = guard(JOBS, false);
+        later.check();
+        assertThat(later.refusal()).isEmpty();
+    }
+
+    @Test
+    void aChangeLeftUnfinishedIsNotServedUntilAnInstanceAllowedToChangeFinishesIt() throws SQLException {
+        guard(PER_OBJECT, false).check();
+        insertFence("/data/jobs/42/part-0", 7);
+        guard(JOBS, true).check();
+
+        NamingGuard plain = guard(JOBS, false);
+        plain.check();
+        assertThat(plain.refusal()).hasValueSatisfying(why -> assertThat(why).contains("not finished"));
+
+        NamingGuard finishing = guard(JOBS, true);
+        finishing.check();
+        clock.advance(SETTLE);
+        finishing.check();
+        assertThat(finishing.refusal()).isEmpty();
+        assertThat(fence("/data/jobs/42")).isEqualTo(7);
+        plain.check();
+        assertThat(plain.refusal()).isEmpty();
+    }
+
+    @Test
+    void aChangeThatWouldUncoverObjectsOfAScopeIsRefusedAndChangesNothing() throws SQLException {
+        guard(JOBS, false).check();
+        insertFence("/data/jobs/42", 7);
+
+        NamingGuard dropping = guard(PER_OBJECT, true);
+        dropping.check();
+        clock.advance(SETTLE.multipliedBy(2));
+        dropping.check();
+
+        assertThat(dropping.refusal()).hasValueSatisfying(why -> assertThat(why).contains("cannot be changed"));
+        assertThat(recorded()).isEqualTo(JOBS.text());
+        assertThat(carried()).isTrue();
+    }
+
+    private void insertFence(String resource, long token) throws SQLException {
+        try (Connection connection = database.dataSource().getConnection();
+             PreparedStatement insert = connection.prepareStatement("INSERT INTO fence (resource, token) VALUES (?, ?)")) {
+            insert.setString(1, resource);
+            insert.setLong(2, token);
+            insert.executeUpdate();
+        }
+    }
+
+    private long fence(String resource) throws SQLException {
+        try (Connection connection = database.dataSource().getConnection();
+             PreparedStatement select = connection.prepareStatement("SELECT token FROM fence WHERE resource = ?")) {
+            select.setString(1, resource);
+            try (ResultSet row = select.executeQuery()) {
+                return row.next() ? row.getLong(1) : -1;
+            }
+        }
+    }
+
+    private String recorded() throws SQLException {
+        return query("SELECT naming FROM fence_naming");
+    }
+
+    private boolean carried() throws SQLException {
+        return Boolean.parseBoolean(query("SELECT carried::text FROM fence_naming"));
+    }
+
+    private String query(String sql) throws SQLException {
+        try (Connection connection = database.dataSource().getConnection();
+             Statement statement = connection.createStatement();
+             ResultSet row = statement.executeQuery(sql)) {
+            row.next();
+            return row.getString(1);
+        }
+    }
+
+    private void execute(String sql) throws SQLException {
+        try (Connection connection = database.dataSource().getConnection();
+             Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
+    }
+}
