@@ -67,7 +67,8 @@ public final class FenceChecker implements AutoCloseable {
      * @param threads            at most this many batches at once, each on a thread of its own
      * @param overlapAfter       how long a batch runs before another may start beside it
      * @param unknownOutcomeHold how long a write whose outcome at the store is unknown still counts as in flight
-     * @param writesRefused      a reason to refuse every write (unsafe durability), or empty
+     * @param writesRefused      a reason to refuse every write (unsafe durability, another naming), or empty;
+     *                           asked as each claim arrives and as each batch starts
      */
     public FenceChecker(FenceAdmission admission, InstanceFences fences, int threads, Duration overlapAfter, int queueLength,
                         Duration timeout, Duration drainTimeout, Duration unknownOutcomeHold,
@@ -163,6 +164,13 @@ public final class FenceChecker implements AutoCloseable {
                 long now = System.nanoTime();
                 // Waited in the queue past the bound: the caller has already been answered 503.
                 batch.removeIf(pending -> now - pending.deadlineNanos() > 0 || pending.answer().isDone());
+                // Checked again as the batch starts, not only as a claim arrives: a claim retried while
+                // lower-token writes drain, or one that waited in the queue, may outlive the reason to serve it.
+                Optional<String> refused = writesRefused.get();
+                if (refused.isPresent()) {
+                    batch.forEach(pending -> pending.answer().complete(new FenceDecision.Unavailable(refused.get())));
+                    batch.clear();
+                }
                 batch.forEach(pending -> claims.add(pending.claim()));
                 if (!claims.isEmpty()) {
                     answer(batch, admission.attemptAll(claims));

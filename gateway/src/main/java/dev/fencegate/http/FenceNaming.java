@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 
 /**
  * How an instance names the resources it fences: every setting that decides which key a write is
@@ -30,6 +31,7 @@ public record FenceNaming(String storeKind, List<String> domains, String upstrea
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String VIRTUAL_HOST = "s3-virtual-host";
+    private static final Pattern PLACEHOLDER = Pattern.compile("\\{[^/]*\\}");
 
     public FenceNaming {
         domains = storeKind.equals(VIRTUAL_HOST)
@@ -38,9 +40,13 @@ public record FenceNaming(String storeKind, List<String> domains, String upstrea
         scopes = List.copyOf(scopes);
     }
 
-    /** The naming of an instance with these settings; {@code scopes} as {@code --scopes} is written. */
+    /**
+     * The naming of an instance with these settings; {@code scopes} as {@code --scopes} is written.
+     * A placeholder's name says nothing about the key, so every placeholder is written {@code {_}}.
+     */
     public static FenceNaming of(String storeKind, List<String> domains, String upstreamPath, String scopes) {
-        return new FenceNaming(storeKind, domains, upstreamPath, ResourceScopes.parse(scopes, ResourceScopes.Unscoped.PER_OBJECT).templates());
+        return new FenceNaming(storeKind, domains, upstreamPath, ResourceScopes.parse(scopes, ResourceScopes.Unscoped.PER_OBJECT)
+                .templates().stream().map(template -> PLACEHOLDER.matcher(template).replaceAll("{_}")).toList());
     }
 
     /** The text recorded in the fence database and shown to operators: one JSON object, keys in a fixed order. */

@@ -25,7 +25,17 @@ public final class FenceDatabase implements AutoCloseable {
         this.schema = schema;
     }
 
+    /** A pool whose sessions name no naming: the fence_naming check of registrations is not made for them. */
     public static FenceDatabase open(DatabaseConfig config) {
+        return open(config, "");
+    }
+
+    /**
+     * @param namingKey {@link NamingGuard#sessionKey} of the instance's naming: every session carries it
+     *                  ({@code fencegate.naming}), and the database writes its registrations only while
+     *                  that naming is the one recorded and carried
+     */
+    public static FenceDatabase open(DatabaseConfig config, String namingKey) {
         HikariConfig hikari = new HikariConfig();
         hikari.setPoolName("fencegate-fences");
         hikari.setJdbcUrl(config.url());
@@ -58,7 +68,8 @@ public final class FenceDatabase implements AutoCloseable {
         // jit_above_cost, and it would then be compiled again on every run (36 ms against 0.3 ms).
         hikari.addDataSourceProperty("options", "-c lock_timeout=" + ms + " -c statement_timeout=" + (ms + 1_000)
                 + " -c idle_in_transaction_session_timeout=" + (ms + 5_000) + " -c fencegate.gateway=on"
-                + " -c plan_cache_mode=force_generic_plan -c enable_seqscan=off -c jit=off");
+                + " -c plan_cache_mode=force_generic_plan -c enable_seqscan=off -c jit=off"
+                + (namingKey.isEmpty() ? "" : " -c fencegate.naming=" + namingKey));
         return new FenceDatabase(new HikariDataSource(hikari), config.schema());
     }
 

@@ -1,8 +1,11 @@
 package dev.fencegate.store;
 
+import dev.fencegate.fence.InstanceFences;
 import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.fence.ResourceNaming;
-import java.sql.Array;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -11,6 +14,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -25,11 +29,14 @@ import org.slf4j.LoggerFactory;
  * fences, and refuses writes while it is not: two instances that name one object differently
  * would check it against two fences. Writes are served only within {@link #CONFIRMED_FOR} of a
  * check that found this naming recorded and carried, so an instance that stops checking (paused,
- * cut off) stops writing by itself. An instance started with the change allowed records its
- * naming when the recorded one can be carried to it, waits until every instance under the old one
- * has stopped admitting (its confirmation lapsed, its batches ended, its registrations gone), then
- * raises each fence's key under the new naming to at least that fence, in one transaction.
- * Blocking: called on the fence-store monitor's thread.
+ * cut off) stops writing by itself; and the database itself writes a session's registrations only
+ * while its naming is recorded and carried (migration V11), so a gateway paused anywhere past a
+ * change registers nothing under the old naming. The first instance records its naming, carrying
+ * the fences already there to its keys. An instance started with the change allowed records its
+ * naming when the last carried one can be carried to it, waits until every instance under the old
+ * one has stopped admitting (its confirmation lapsed, its batches ended, its registrations gone),
+ * then raises each fence's key under the new naming to at least that fence, in one transaction
+ * that holds other fence writes back. Blocking: called on the fence-store monitor's thread.
  */
 public final class NamingGuard {
 
@@ -37,16 +44,26 @@ public final class NamingGuard {
     public static final Duration CONFIRMED_FOR = Duration.ofSeconds(3);
     private static final Logger log = LoggerFactory.getLogger(NamingGuard.class);
     private static final int CARRY_BATCH = 10_000;
+    private static final String READ = "SELECT naming, carried, carried_naming FROM fence_naming";
+    /** Rows of other instances that expired without being withdrawn; each removal is told to its instance. */
+    private static final String FORGET_EXPIRED = """
+            WITH gone AS (DELETE FROM fence_inflight WHERE instance <> ? AND until <= now() RETURNING resource, instance)
+            SELECT count(pg_notify(?, instance::text || chr(10) || resource)) FROM gone""";
 
-    private record Recorded(String naming, boolean carried) {
+    private record Recorded(String naming, boolean carried, String carriedNaming) {
     }
 
     private record State(String refusal, long confirmedUntilNanos) {
     }
 
+    /** Whether the change is carried (by this instance, or one before it), and how many fences this one raised (-1: none tried). */
+    private record Carry(boolean done, long raised) {
+    }
+
     private final DataSource dataSource;
     private final ResourceNaming naming;
     private final String text;
+    private final String key;
     private final boolean changeAllowed;
     private final UUID instance;
     private final Duration settle;
@@ -55,23 +72,36 @@ public final class NamingGuard {
             + " against the fence database yet", 0);
     /** When this instance saw the change it is making recorded; -1 when it makes none. Checking thread only. */
     private long changeSeenNanos = -1;
+    /** When this instance last removed expired registrations of others during a change; -1 if it did not. */
+    private long expiredForgottenNanos = -1;
     /** The step of a change last logged. Checking thread only. */
     private String loggedStep;
 
     /**
      * @param changeAllowed whether this instance may record its naming over another one
      * @param admissionBound how long after its confirmation lapsed another instance may still admit
-     *                       a claim: one that was waiting for its batch, and the batch's statement
+     *                       a claim: a batch checks the confirmation as it starts, then may wait for
+     *                       a connection and run its statement
      */
     public NamingGuard(DataSource dataSource, ResourceNaming naming, boolean changeAllowed, UUID instance,
                        Duration admissionBound, LongSupplier nanoClock) {
         this.dataSource = dataSource;
         this.naming = naming;
         this.text = naming.text();
+        this.key = sessionKey(naming);
         this.changeAllowed = changeAllowed;
         this.instance = instance;
         this.settle = CONFIRMED_FOR.plus(admissionBound).plusSeconds(1);
         this.nanoClock = nanoClock;
+    }
+
+    /** What a session of an instance with this naming sets as {@code fencegate.naming}: the SHA-256 of its text, in hex. */
+    public static String sessionKey(ResourceNaming naming) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(naming.text().getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Why writes must be refused now, or empty. Called for every claim: reads a volatile and the clock. */
@@ -92,7 +122,7 @@ public final class NamingGuard {
         long started = nanoClock.getAsLong();
         Recorded recorded = readOrRecord();
         if (recorded.naming().equals(text) && recorded.carried()) {
-            confirm(started, "this instance's naming of resources is the one recorded: " + text);
+            confirm(started);
             return;
         }
         if (!changeAllowed) {
@@ -101,16 +131,28 @@ public final class NamingGuard {
                     ? "a change of the fence naming to this instance's (" + text + ") was started and is not finished;"
                     + " start an instance with --change-fence-naming to finish it"
                     : "this instance names resources as " + text + " but the fences were recorded under "
-                    + recorded.naming() + "; every instance sharing a fence database must name resources alike"
+                    + recorded.naming() + (recorded.carried() ? "" : " (a change not finished yet)")
+                    + "; every instance sharing a fence database must name resources alike"
                     + " (--store-kind, --virtual-host-domains, the --upstream path, --scopes), or be started with"
                     + " --change-fence-naming to carry the fences over");
             return;
         }
         if (!recorded.naming().equals(text)) {
             changeSeenNanos = -1;
-            Optional<String> why = naming.whyNotCarriedFrom(recorded.naming());
+            // While a change is not carried, nothing was served under it: what counts is the naming before it.
+            String base = recorded.carried() ? recorded.naming() : recorded.carriedNaming();
+            if (base.equals(text)) {
+                if (takeBack(recorded.naming())) {
+                    log.warn("Fence naming: the change to {}, never carried, is taken back to {}", recorded.naming(), text);
+                    confirm(started);
+                } else {
+                    refuse("the fence naming changed while this instance was taking a change back; checking again");
+                }
+                return;
+            }
+            Optional<String> why = naming.whyNotCarriedFrom(base);
             if (why.isPresent()) {
-                refuse("the fence naming cannot be changed from " + recorded.naming() + " to " + text + ": " + why.get());
+                refuse("the fence naming cannot be changed from " + base + " to " + text + ": " + why.get());
                 return;
             }
             if (!recordChange(recorded.naming())) {
@@ -118,10 +160,11 @@ public final class NamingGuard {
                 return;
             }
             log.warn("Fence naming changed from {} to {}: every instance refuses writes until the fences are carried over",
-                    recorded.naming(), text);
+                    base, text);
         }
         if (changeSeenNanos < 0) {
             changeSeenNanos = nanoClock.getAsLong();
+            expiredForgottenNanos = -1;
         }
         long waitedNanos = nanoClock.getAsLong() - changeSeenNanos;
         if (waitedNanos < settle.toNanos()) {
@@ -129,9 +172,7 @@ public final class NamingGuard {
                     + " admitting writes", " (" + Duration.ofNanos(waitedNanos).toMillis() + " ms so far)");
             return;
         }
-        long others = otherRegistrations();
-        if (others > 0) {
-            changing("waiting for the write registrations of other instances to end", " (" + others + " now)");
+        if (!registrationsEnded()) {
             return;
         }
         Carry carried = carry();
@@ -145,12 +186,37 @@ public final class NamingGuard {
             log.warn("Fence naming is now {}: {} fence(s) raised to carry the ones recorded under the old naming",
                     text, carried.raised());
         }
-        confirm(started, "this instance's naming of resources is the one recorded: " + text);
+        confirm(started);
     }
 
-    private void confirm(long startedNanos, String words) {
+    /**
+     * Whether no other instance has a registration left. A live one is waited for. One that expired
+     * without being withdrawn may belong to an instance that still sends under it (the database
+     * clock jumped): it is removed, its instance told, and the change waits as long as a raise
+     * waits for such a holder to hear of it.
+     */
+    private boolean registrationsEnded() throws SQLException {
+        long live = otherRegistrations();
+        if (live > 0) {
+            changing("waiting for the write registrations of other instances to end", " (" + live + " now)");
+            return false;
+        }
+        long forgotten = forgetExpiredRegistrations();
+        if (forgotten > 0) {
+            expiredForgottenNanos = nanoClock.getAsLong();
+        }
+        if (expiredForgottenNanos >= 0
+                && nanoClock.getAsLong() - expiredForgottenNanos < InstanceFences.EXPIRED_HOLDER_GRACE.toNanos()) {
+            changing("waiting for instances whose registrations expired without being withdrawn to hear they were removed",
+                    " (" + forgotten + " removed now)");
+            return false;
+        }
+        return true;
+    }
+
+    private void confirm(long startedNanos) {
         if (state.refusal() != null) {
-            log.info("Fence naming: {}", words);
+            log.info("Fence naming: this instance's naming of resources is the one recorded: {}", text);
         }
         loggedStep = null;
         state = new State(null, startedNanos + CONFIRMED_FOR.toNanos());
@@ -175,34 +241,68 @@ public final class NamingGuard {
 
     private Recorded readOrRecord() throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
-            Optional<Recorded> recorded = read(connection);
-            if (recorded.isPresent()) {
-                return recorded.get();
-            }
-            try (PreparedStatement insert = connection.prepareStatement(
-                    "INSERT INTO fence_naming (naming, carried) VALUES (?, true) ON CONFLICT (only_row) DO NOTHING")) {
-                insert.setString(1, text);
-                if (insert.executeUpdate() == 1) {
-                    log.info("Fence naming recorded: {}", text);
-                }
-            }
-            return read(connection).orElseThrow(() -> new SQLException("fence_naming has no row after recording one"));
+            Optional<Recorded> recorded = read(connection, false);
+            return recorded.isPresent() ? recorded.get() : recordFirst(connection);
         }
     }
 
-    private static Optional<Recorded> read(Connection connection) throws SQLException {
+    /**
+     * No naming recorded yet (a new database, or one whose fences an earlier version wrote): this
+     * instance's is recorded, and the fences already there are carried to its keys in the same
+     * transaction, so that scopes set during an upgrade still start from their objects' fences.
+     */
+    private Recorded recordFirst(Connection connection) throws SQLException {
+        connection.setAutoCommit(false);
+        try {
+            lockFences(connection);
+            try (PreparedStatement insert = connection.prepareStatement("INSERT INTO fence_naming (naming, naming_key, carried,"
+                    + " carried_naming) VALUES (?, ?, true, ?) ON CONFLICT (only_row) DO NOTHING")) {
+                insert.setString(1, text);
+                insert.setString(2, key);
+                insert.setString(3, text);
+                if (insert.executeUpdate() == 1) {
+                    long raised = raise(connection, raisesToCarry(connection));
+                    log.info("Fence naming recorded: {} ({} fence(s) raised to carry the ones already recorded)", text, raised);
+                }
+            }
+            Recorded recorded = read(connection, false)
+                    .orElseThrow(() -> new SQLException("fence_naming has no row after recording one"));
+            connection.commit();
+            return recorded;
+        } catch (SQLException | RuntimeException e) {
+            connection.rollback();
+            throw e;
+        } finally {
+            connection.setAutoCommit(true);
+        }
+    }
+
+    private static Optional<Recorded> read(Connection connection, boolean forUpdate) throws SQLException {
         try (Statement select = connection.createStatement();
-             ResultSet row = select.executeQuery("SELECT naming, carried FROM fence_naming")) {
-            return row.next() ? Optional.of(new Recorded(row.getString(1), row.getBoolean(2))) : Optional.empty();
+             ResultSet row = select.executeQuery(forUpdate ? READ + " FOR UPDATE" : READ)) {
+            return row.next() ? Optional.of(new Recorded(row.getString(1), row.getBoolean(2), row.getString(3))) : Optional.empty();
         }
     }
 
     private boolean recordChange(String from) throws SQLException {
         try (Connection connection = dataSource.getConnection();
              PreparedStatement update = connection.prepareStatement(
-                     "UPDATE fence_naming SET naming = ?, carried = false, changed_at = now() WHERE naming = ?")) {
+                     "UPDATE fence_naming SET naming = ?, naming_key = ?, carried = false, changed_at = now() WHERE naming = ?")) {
             update.setString(1, text);
-            update.setString(2, from);
+            update.setString(2, key);
+            update.setString(3, from);
+            return update.executeUpdate() == 1;
+        }
+    }
+
+    /** Takes back a change never carried, to the naming it was carried under before (this instance's). */
+    private boolean takeBack(String uncarried) throws SQLException {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement update = connection.prepareStatement("UPDATE fence_naming SET naming = carried_naming,"
+                     + " naming_key = ?, carried = true, changed_at = now() WHERE naming = ? AND NOT carried AND carried_naming = ?")) {
+            update.setString(1, key);
+            update.setString(2, uncarried);
+            update.setString(3, text);
             return update.executeUpdate() == 1;
         }
     }
@@ -219,19 +319,23 @@ public final class NamingGuard {
         }
     }
 
-    /** Whether the change is carried (by this instance, or one before it), and how many fences this one raised (-1: none tried). */
-    private record Carry(boolean done, long raised) {
+    private long forgetExpiredRegistrations() throws SQLException {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement delete = connection.prepareStatement(FORGET_EXPIRED)) {
+            delete.setObject(1, instance);
+            delete.setString(2, InflightListener.ROW_REMOVED_CHANNEL);
+            try (ResultSet row = delete.executeQuery()) {
+                row.next();
+                return row.getLong(1);
+            }
+        }
     }
 
     private Carry carry() throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
             try {
-                Optional<Recorded> recorded;
-                try (Statement lock = connection.createStatement();
-                     ResultSet row = lock.executeQuery("SELECT naming, carried FROM fence_naming FOR UPDATE")) {
-                    recorded = row.next() ? Optional.of(new Recorded(row.getString(1), row.getBoolean(2))) : Optional.empty();
-                }
+                Optional<Recorded> recorded = read(connection, true);
                 if (recorded.isEmpty() || !recorded.get().naming().equals(text)) {
                     connection.rollback();
                     return new Carry(false, -1);
@@ -240,10 +344,10 @@ public final class NamingGuard {
                     connection.commit();
                     return new Carry(true, -1);
                 }
-                Map<String, Long> raises = raisesToCarry(connection);
-                long raised = raise(connection, raises);
+                lockFences(connection);
+                long raised = raise(connection, raisesToCarry(connection));
                 try (Statement done = connection.createStatement()) {
-                    done.executeUpdate("UPDATE fence_naming SET carried = true, changed_at = now()");
+                    done.executeUpdate("UPDATE fence_naming SET carried = true, carried_naming = naming, changed_at = now()");
                 }
                 connection.commit();
                 return new Carry(true, raised);
@@ -253,6 +357,18 @@ public final class NamingGuard {
             } finally {
                 connection.setAutoCommit(true);
             }
+        }
+    }
+
+    /**
+     * Holds every other write to the fences back until the carry commits (reads go on), so that no
+     * raise lands between the carry's read and its raises; lifts the statement bound of the
+     * gateway's sessions for this transaction, since a large table takes longer to read.
+     */
+    private static void lockFences(Connection connection) throws SQLException {
+        try (Statement lock = connection.createStatement()) {
+            lock.execute("SET LOCAL statement_timeout = 0");
+            lock.execute("LOCK TABLE fence IN SHARE ROW EXCLUSIVE MODE");
         }
     }
 
@@ -281,16 +397,13 @@ public final class NamingGuard {
                 ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, updated_at = now()
                     WHERE f.token < EXCLUDED.token""")) {
             for (int from = 0; from < keys.length; from += CARRY_BATCH) {
-                int to = Math.min(keys.length, from + CARRY_BATCH);
-                String[] batch = Arrays.copyOfRange(keys, from, to);
+                String[] batch = Arrays.copyOfRange(keys, from, Math.min(keys.length, from + CARRY_BATCH));
                 Long[] tokens = new Long[batch.length];
                 for (int i = 0; i < batch.length; i++) {
                     tokens[i] = raises.get(batch[i]);
                 }
-                Array keyArray = connection.createArrayOf("text", batch);
-                Array tokenArray = connection.createArrayOf("bigint", tokens);
-                upsert.setArray(1, keyArray);
-                upsert.setArray(2, tokenArray);
+                upsert.setArray(1, connection.createArrayOf("text", batch));
+                upsert.setArray(2, connection.createArrayOf("bigint", tokens));
                 raised += upsert.executeUpdate();
             }
         }

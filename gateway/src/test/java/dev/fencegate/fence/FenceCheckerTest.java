@@ -15,6 +15,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -131,10 +133,34 @@ class FenceCheckerTest {
         }
     }
 
+    /**
+     * A reason to refuse writes that arises while claims wait (their instance's naming no longer
+     * confirmed, say) stops them at their batch's start: none reaches the store.
+     */
+    @Test
+    void claimsWaitingWhenWritesBecomeRefusedAreRefusedAsTheirBatchStarts() throws Exception {
+        AtomicReference<Optional<String>> refusal = new AtomicReference<>(Optional.empty());
+        try (FenceChecker checker = checker(1, Duration.ofSeconds(10), refusal::get)) {
+            CompletableFuture<FenceDecision> first = checker.check(claim("/first"));
+            assertThat(firstJudging.await(5, TimeUnit.SECONDS)).isTrue();
+            CompletableFuture<FenceDecision> waiting = checker.check(claim("/waiting"));
+            refusal.set(Optional.of("writes refused: naming not confirmed"));
+            release.countDown();
+
+            assertThat(first.get(5, TimeUnit.SECONDS)).isInstanceOf(FenceDecision.Admitted.class);
+            assertThat(waiting.get(5, TimeUnit.SECONDS)).isEqualTo(new FenceDecision.Unavailable("writes refused: naming not confirmed"));
+            assertThat(batches).containsExactly(List.of("/first"));
+        }
+    }
+
     private FenceChecker checker(int threads, Duration overlapAfter) {
+        return checker(threads, overlapAfter, Optional::empty);
+    }
+
+    private FenceChecker checker(int threads, Duration overlapAfter, Supplier<Optional<String>> writesRefused) {
         return new FenceChecker(new FenceAdmission(store, fences, new RememberedFences(100), claim -> { }), fences,
                 threads, overlapAfter, 64, Duration.ofSeconds(10), Duration.ofSeconds(1), Duration.ofSeconds(1),
-                Optional::empty, () -> "pool");
+                writesRefused, () -> "pool");
     }
 
     private static FenceClaim claim(String resource) {

@@ -17,10 +17,20 @@ class FenceNamingTest {
         FenceNaming naming = FenceNaming.of("s3-virtual-host", List.of("S3.example", "localhost"), "/base", JOBS + ", " + TMP);
 
         assertThat(naming.text()).isEqualTo("{\"store-kind\":\"s3-virtual-host\",\"virtual-host-domains\":[\"localhost\","
-                + "\"s3.example\"],\"upstream-path\":\"/base\",\"scopes\":[\"/{bucket}/jobs/{job}/**\",\"/{bucket}/tmp/**\"]}");
+                + "\"s3.example\"],\"upstream-path\":\"/base\",\"scopes\":[\"/{_}/jobs/{_}/**\",\"/{_}/tmp/**\"]}");
         assertThat(FenceNaming.parse(naming.text())).contains(naming);
         assertThat(FenceNaming.parse("not json")).isEmpty();
         assertThat(FenceNaming.parse("{\"store-kind\":\"s3-path\"}")).isEmpty();
+    }
+
+    @Test
+    void aPlaceholdersNameIsNotPartOfTheNaming() {
+        assertThat(FenceNaming.of("s3-path", List.of(), "", "/{b}/jobs/{j}/**").text())
+                .isEqualTo(FenceNaming.of("s3-path", List.of(), "", JOBS).text());
+        assertThat(FenceNaming.of("s3-path", List.of(), "", "/{b}/jobs/{j}/**").whyNotCarriedFrom(
+                FenceNaming.of("s3-path", List.of(), "", JOBS).text())).isEmpty();
+        assertThat(FenceNaming.of("s3-path", List.of(), "", "/{b}/jobs/{j}/**").carrier().apply(new ResourceKey("/d/jobs/4/x")))
+                .contains(new ResourceKey("/d/jobs/4"));
     }
 
     @Test

@@ -6,11 +6,18 @@ import static org.awaitility.Awaitility.await;
 import dev.fencegate.config.GatewayConfig;
 import dev.fencegate.config.ScopeConfig;
 import dev.fencegate.demo.MemoryObjectStore;
+import dev.fencegate.fence.FenceClaim;
+import dev.fencegate.fence.FencingToken;
+import dev.fencegate.fence.ResourceKey;
+import dev.fencegate.store.FenceDatabase;
+import dev.fencegate.store.PostgresFenceStore;
 import dev.fencegate.testing.GatewayHarness;
 import dev.fencegate.testing.NoNettyLeaks;
 import dev.fencegate.testing.TestPostgres;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Optional;
+import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -69,6 +76,29 @@ class FenceNamingIT {
         // The old naming is gone for good: an instance without the scopes refuses writes.
         try (GatewayHarness late = gateway(schema, "", false)) {
             assertThat(late.put("/data/jobs/42/part-0.parquet", 7, "x").statusCode()).isEqualTo(503);
+        }
+    }
+
+    /**
+     * An earlier version kept fences with no naming recorded. The first instance of this one records
+     * its own, and scopes set during the upgrade start from the fences their objects already have.
+     */
+    @Test
+    void scopesSetDuringAnUpgradeStartFromTheFencesTheEarlierVersionRecorded() {
+        String schema = TestPostgres.newSchema("upgrade_naming");
+        try (FenceDatabase earlier = FenceDatabase.open(TestPostgres.config(schema))) {
+            Flyway.configure().dataSource(earlier.dataSource()).locations("classpath:db/migration").schemas(schema)
+                    .defaultSchema(schema).createSchemas(true).target("10").load().migrate();
+            new PostgresFenceStore(earlier.dataSource()).admit(new FenceClaim(new ResourceKey("/data/jobs/42/part-0.parquet"),
+                    new FencingToken(7), Optional.empty()));
+        }
+        try (GatewayHarness scoped = gateway(schema, JOBS, false)) {
+            assertThat(scoped.fenceRow("/data/jobs/42")).isEqualTo(7);
+
+            HttpResponse<String> stale = scoped.put("/data/jobs/42/part-0.parquet", 5, "paused holder 5");
+
+            assertThat(stale.statusCode()).isEqualTo(412);
+            assertThat(scoped.store.object("/data/jobs/42/part-0.parquet")).isEmpty();
         }
     }
 }

@@ -1,7 +1,9 @@
 package dev.fencegate.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencegate.fence.InstanceFences;
 import dev.fencegate.http.FenceNaming;
 import dev.fencegate.testing.TestPostgres;
 import java.sql.Connection;
@@ -29,11 +31,13 @@ class NamingGuardTest {
     private static final Duration SETTLE = NamingGuard.CONFIRMED_FOR.plus(ADMISSION_BOUND).plusSeconds(1);
 
     private final FenceInstance.FakeClock clock = new FenceInstance.FakeClock();
+    private final String schema = TestPostgres.newSchema("naming_guard");
     private FenceDatabase database;
 
     @BeforeEach
     void migrate() {
-        database = TestPostgres.migrated("naming_guard");
+        database = FenceDatabase.open(TestPostgres.config(schema));
+        database.migrate();
     }
 
     @AfterEach
@@ -147,6 +151,72 @@ class NamingGuardTest {
     }
 
     @Test
+    void theFirstNamingRecordedCarriesTheFencesAnEarlierVersionLeft() throws SQLException {
+        insertFence("/data/jobs/42/part-0", 7);
+
+        NamingGuard first = guard(JOBS, false);
+        first.check();
+
+        assertThat(first.refusal()).isEmpty();
+        assertThat(fence("/data/jobs/42")).isEqualTo(7);
+    }
+
+    @Test
+    void aChangeNeverCarriedCanBeTakenBack() throws SQLException {
+        guard(JOBS, false).check();
+        insertFence("/data/jobs/42", 7);
+        FenceNaming mistaken = FenceNaming.of("s3-path", List.of(), "", "/{bucket}/jobs/{job}/**,/{bucket}/**");
+        guard(mistaken, true).check();
+        assertThat(recorded()).isEqualTo(mistaken.text());
+
+        NamingGuard back = guard(JOBS, true);
+        back.check();
+
+        assertThat(back.refusal()).isEmpty();
+        assertThat(recorded()).isEqualTo(JOBS.text());
+        assertThat(carried()).isTrue();
+        assertThat(fence("/data")).isEqualTo(-1);
+    }
+
+    /**
+     * The database writes a gateway session's registrations only under the naming recorded and
+     * carried: a gateway paused past a change cannot register a write under the old one.
+     */
+    @Test
+    void aRegistrationIsWrittenOnlyUnderTheNamingRecordedAndCarried() throws SQLException {
+        guard(PER_OBJECT, false).check();
+        try (FenceDatabase old = FenceDatabase.open(TestPostgres.config(schema), NamingGuard.sessionKey(PER_OBJECT))) {
+            registerAs(old, "/data/jobs/42/part-0");
+
+            guard(JOBS, true).check();
+
+            assertThatThrownBy(() -> registerAs(old, "/data/jobs/42/part-1")).isInstanceOf(SQLException.class)
+                    .hasMessageContaining("names resources otherwise");
+            try (FenceDatabase current = FenceDatabase.open(TestPostgres.config(schema), NamingGuard.sessionKey(JOBS))) {
+                assertThatThrownBy(() -> registerAs(current, "/data/jobs/42")).as("not carried yet").isInstanceOf(SQLException.class);
+            }
+        }
+    }
+
+    @Test
+    void aChangeRemovesRegistrationsThatExpiredWithoutBeingWithdrawnAndGivesTheirInstancesTimeToHear() throws SQLException {
+        guard(PER_OBJECT, false).check();
+        execute("INSERT INTO fence_inflight (resource, instance, min_token, until, generation)"
+                + " VALUES ('/data/jobs/42/part-0', '" + UUID.randomUUID() + "', 5, now() - interval '1 second', 1)");
+        NamingGuard changing = guard(JOBS, true);
+        changing.check();
+        clock.advance(SETTLE);
+
+        changing.check();
+        assertThat(changing.refusal()).hasValueSatisfying(why -> assertThat(why).contains("hear they were removed"));
+        assertThat(query("SELECT count(*)::text FROM fence_inflight")).isEqualTo("0");
+
+        clock.advance(InstanceFences.EXPIRED_HOLDER_GRACE);
+        changing.check();
+        assertThat(changing.refusal()).isEmpty();
+    }
+
+    @Test
     void aChangeThatWouldUncoverObjectsOfAScopeIsRefusedAndChangesNothing() throws SQLException {
         guard(JOBS, false).check();
         insertFence("/data/jobs/42", 7);
@@ -159,6 +229,16 @@ class NamingGuardTest {
         assertThat(dropping.refusal()).hasValueSatisfying(why -> assertThat(why).contains("cannot be changed"));
         assertThat(recorded()).isEqualTo(JOBS.text());
         assertThat(carried()).isTrue();
+    }
+
+    private static void registerAs(FenceDatabase session, String resource) throws SQLException {
+        try (Connection connection = session.dataSource().getConnection();
+             PreparedStatement insert = connection.prepareStatement("INSERT INTO fence_inflight"
+                     + " (resource, instance, min_token, until, generation) VALUES (?, ?, 5, now() + interval '1 minute', 1)")) {
+            insert.setString(1, resource);
+            insert.setObject(2, UUID.randomUUID());
+            insert.executeUpdate();
+        }
     }
 
     private void insertFence(String resource, long token) throws SQLException {

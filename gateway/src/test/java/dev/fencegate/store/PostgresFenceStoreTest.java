@@ -106,7 +106,7 @@ class PostgresFenceStoreTest extends FenceStoreContract {
     }
 
     @Test
-    void theGatewaysOwnWritesCallNoTriggerFunction() throws SQLException {
+    void theGatewaysOwnWritesCallNoTriggerFunctionPerRow() throws SQLException {
         try (Connection gateway = database.dataSource().getConnection()) {
             assertThat(triggerFunctionCalls(gateway)).isZero();
         }
@@ -117,6 +117,32 @@ class PostgresFenceStoreTest extends FenceStoreContract {
             } finally {
                 outside.createStatement().execute("SET fencegate.gateway = on");
             }
+        }
+        // A session that names its naming has it checked once per statement that registers, not per row.
+        try (Connection named = database.dataSource().getConnection()) {
+            named.setAutoCommit(false);
+            try (Statement sql = named.createStatement()) {
+                sql.execute("SET LOCAL track_functions = 'pl'");
+                sql.execute("SET LOCAL fencegate.naming = 'k'");
+                sql.execute("INSERT INTO fence_naming (naming, naming_key, carried, carried_naming) VALUES ('n', 'k', true, 'n')"
+                        + " ON CONFLICT DO NOTHING");
+                long before = functionCalls(sql);
+                sql.execute("INSERT INTO fence_inflight SELECT '/trigger/' || i, gen_random_uuid(), 2, now(), 1"
+                        + " FROM generate_series(1, 5) i");
+                assertThat(functionCalls(sql) - before).isEqualTo(1);
+            } finally {
+                named.rollback();
+                named.setAutoCommit(true);
+            }
+        }
+    }
+
+    /** Calls of the fence tables' trigger functions this session has made and not yet reported. */
+    private static long functionCalls(Statement sql) throws SQLException {
+        try (ResultSet calls = sql.executeQuery(
+                "SELECT coalesce(sum(calls), 0) FROM pg_stat_xact_user_functions WHERE funcname LIKE 'fence%'")) {
+            calls.next();
+            return calls.getLong(1);
         }
     }
 
