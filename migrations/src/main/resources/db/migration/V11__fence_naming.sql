@@ -17,8 +17,8 @@ CREATE TABLE fence_naming (
 );
 
 -- A gateway session names its naming (fencegate.naming, the SHA-256 of its text in hex, set when
--- it connects; naming_key is the same for the naming recorded). Its registrations are written only
--- while that naming is recorded and carried, checked once per statement that writes them: a gateway
+-- it connects; naming_key is the same for the naming recorded). Its registrations are made only
+-- while that naming is recorded and carried, checked once per statement that makes them: a gateway
 -- paused past a change, or judging a claim it took before the change, cannot register a write under
 -- the old naming once the change is recorded, and a registration written before it is one the
 -- change waits for. Sessions that name no naming (operators, older gateways) are not checked.
@@ -33,8 +33,10 @@ BEGIN
 END;
 $$;
 
--- Once per statement, whatever number of rows it writes; sessions that name no naming call nothing.
+-- Once per statement, whatever number of rows it writes (an upsert is an INSERT statement, so it
+-- is checked whole); sessions that name no naming call nothing. A plain UPDATE (a renewal) is not
+-- checked: it keeps a row the change is waiting for alive, and makes none.
 CREATE TRIGGER fence_inflight_naming_check
-    BEFORE INSERT OR UPDATE ON fence_inflight
+    BEFORE INSERT ON fence_inflight
     FOR EACH STATEMENT WHEN (coalesce(current_setting('fencegate.naming', true), '') <> '')
     EXECUTE FUNCTION fence_inflight_naming_check();

@@ -56,8 +56,9 @@ public final class NamingGuard {
     private record State(String refusal, long confirmedUntilNanos) {
     }
 
-    /** Whether the change is carried (by this instance, or one before it), and how many fences this one raised (-1: none tried). */
-    private record Carry(boolean done, long raised) {
+    /** How a carry ended, and how many fences it raised (-1 when it raised none itself). */
+    private record Carry(Outcome outcome, long raised) {
+        enum Outcome { CARRIED, NAMING_CHANGED, REGISTERED }
     }
 
     private final DataSource dataSource;
@@ -176,7 +177,11 @@ public final class NamingGuard {
             return;
         }
         Carry carried = carry();
-        if (!carried.done()) {
+        if (carried.outcome() == Carry.Outcome.REGISTERED) {
+            changing("waiting for the write registrations of other instances to end", " (one was renewed)");
+            return;
+        }
+        if (carried.outcome() == Carry.Outcome.NAMING_CHANGED) {
             changeSeenNanos = -1;
             refuse("the fence naming changed while this instance was carrying the fences over; checking again");
             return;
@@ -319,6 +324,16 @@ public final class NamingGuard {
         }
     }
 
+    private long otherRows(Connection connection) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT count(*) FROM fence_inflight WHERE instance <> ?")) {
+            select.setObject(1, instance);
+            try (ResultSet row = select.executeQuery()) {
+                row.next();
+                return row.getLong(1);
+            }
+        }
+    }
+
     private long forgetExpiredRegistrations() throws SQLException {
         try (Connection connection = dataSource.getConnection();
              PreparedStatement delete = connection.prepareStatement(FORGET_EXPIRED)) {
@@ -338,19 +353,24 @@ public final class NamingGuard {
                 Optional<Recorded> recorded = read(connection, true);
                 if (recorded.isEmpty() || !recorded.get().naming().equals(text)) {
                     connection.rollback();
-                    return new Carry(false, -1);
+                    return new Carry(Carry.Outcome.NAMING_CHANGED, -1);
                 }
                 if (recorded.get().carried()) {
                     connection.commit();
-                    return new Carry(true, -1);
+                    return new Carry(Carry.Outcome.CARRIED, -1);
                 }
                 lockFences(connection);
+                // None can be made under the old naming now, but one that was there may have been renewed.
+                if (otherRows(connection) > 0) {
+                    connection.rollback();
+                    return new Carry(Carry.Outcome.REGISTERED, -1);
+                }
                 long raised = raise(connection, raisesToCarry(connection));
                 try (Statement done = connection.createStatement()) {
                     done.executeUpdate("UPDATE fence_naming SET carried = true, carried_naming = naming, changed_at = now()");
                 }
                 connection.commit();
-                return new Carry(true, raised);
+                return new Carry(Carry.Outcome.CARRIED, raised);
             } catch (SQLException | RuntimeException e) {
                 connection.rollback();
                 throw e;
