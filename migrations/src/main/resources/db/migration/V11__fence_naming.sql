@@ -33,9 +33,10 @@ BEGIN
 END;
 $$;
 
--- Once per statement, whatever number of rows it writes (an upsert is an INSERT statement, so it
--- is checked whole); sessions that name no naming call nothing. A plain UPDATE (a renewal) is not
--- checked: it keeps a row the change is waiting for alive, and makes none.
+-- Once per statement, whatever number of rows it writes; sessions that name no naming call nothing.
+-- Registrations and their renewals are both upserts (INSERT statements), so once a change is
+-- recorded an instance under the old naming neither registers nor renews, and its rows end when
+-- withdrawn or at their expiry. A plain UPDATE (narrowing a row) is not checked: it makes no row.
 CREATE TRIGGER fence_inflight_naming_check
     BEFORE INSERT ON fence_inflight
     FOR EACH STATEMENT WHEN (coalesce(current_setting('fencegate.naming', true), '') <> '')

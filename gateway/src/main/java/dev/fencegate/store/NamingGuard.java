@@ -44,13 +44,15 @@ public final class NamingGuard {
     public static final Duration CONFIRMED_FOR = Duration.ofSeconds(3);
     private static final Logger log = LoggerFactory.getLogger(NamingGuard.class);
     private static final int CARRY_BATCH = 10_000;
-    private static final String READ = "SELECT naming, carried, carried_naming FROM fence_naming";
+    private static final String READ = "SELECT naming, carried, carried_naming, current_setting('fencegate.naming', true)"
+            + " FROM fence_naming";
     /** Rows of other instances that expired without being withdrawn; each removal is told to its instance. */
     private static final String FORGET_EXPIRED = """
             WITH gone AS (DELETE FROM fence_inflight WHERE instance <> ? AND until <= now() RETURNING resource, instance)
             SELECT count(pg_notify(?, instance::text || chr(10) || resource)) FROM gone""";
 
-    private record Recorded(String naming, boolean carried, String carriedNaming) {
+    /** The record, and the naming key the session that read it carries. */
+    private record Recorded(String naming, boolean carried, String carriedNaming, String sessionKey) {
     }
 
     private record State(String refusal, long confirmedUntilNanos) {
@@ -58,7 +60,7 @@ public final class NamingGuard {
 
     /** How a carry ended, and how many fences it raised (-1 when it raised none itself). */
     private record Carry(Outcome outcome, long raised) {
-        enum Outcome { CARRIED, NAMING_CHANGED, REGISTERED }
+        enum Outcome { CARRIED, NAMING_CHANGED, REGISTERED, NOT_CARRIABLE }
     }
 
     private final DataSource dataSource;
@@ -122,6 +124,14 @@ public final class NamingGuard {
     public void check() throws SQLException {
         long started = nanoClock.getAsLong();
         Recorded recorded = readOrRecord();
+        if (recorded.sessionKey() == null || !recorded.sessionKey().equals(key)) {
+            changeSeenNanos = -1;
+            refuse("this instance's database sessions do not carry its naming (fencegate.naming is '"
+                    + (recorded.sessionKey() == null ? "" : recorded.sessionKey()) + "'), so the database cannot check"
+                    + " it: a connection pooler may drop the startup options (PgBouncer's ignore_startup_parameters);"
+                    + " connect the gateway straight to PostgreSQL");
+            return;
+        }
         if (recorded.naming().equals(text) && recorded.carried()) {
             confirm(started);
             return;
@@ -156,7 +166,7 @@ public final class NamingGuard {
                 refuse("the fence naming cannot be changed from " + base + " to " + text + ": " + why.get());
                 return;
             }
-            if (!recordChange(recorded.naming())) {
+            if (!recordChange(recorded)) {
                 refuse("the fence naming changed while this instance was changing it; checking again");
                 return;
             }
@@ -179,6 +189,12 @@ public final class NamingGuard {
         Carry carried = carry();
         if (carried.outcome() == Carry.Outcome.REGISTERED) {
             changing("waiting for the write registrations of other instances to end", " (one was renewed)");
+            return;
+        }
+        if (carried.outcome() == Carry.Outcome.NOT_CARRIABLE) {
+            changeSeenNanos = -1;
+            refuse("the change of the fence naming to " + text + " was recorded over a naming its fences cannot be"
+                    + " carried from; take it back with an instance of the naming last carried and --change-fence-naming");
             return;
         }
         if (carried.outcome() == Carry.Outcome.NAMING_CHANGED) {
@@ -285,17 +301,21 @@ public final class NamingGuard {
     private static Optional<Recorded> read(Connection connection, boolean forUpdate) throws SQLException {
         try (Statement select = connection.createStatement();
              ResultSet row = select.executeQuery(forUpdate ? READ + " FOR UPDATE" : READ)) {
-            return row.next() ? Optional.of(new Recorded(row.getString(1), row.getBoolean(2), row.getString(3))) : Optional.empty();
+            return row.next() ? Optional.of(new Recorded(row.getString(1), row.getBoolean(2), row.getString(3), row.getString(4)))
+                    : Optional.empty();
         }
     }
 
-    private boolean recordChange(String from) throws SQLException {
+    /** Records this naming over {@code read}, only if the record is still what was read (a carry since would change it). */
+    private boolean recordChange(Recorded read) throws SQLException {
         try (Connection connection = dataSource.getConnection();
-             PreparedStatement update = connection.prepareStatement(
-                     "UPDATE fence_naming SET naming = ?, naming_key = ?, carried = false, changed_at = now() WHERE naming = ?")) {
+             PreparedStatement update = connection.prepareStatement("UPDATE fence_naming SET naming = ?, naming_key = ?,"
+                     + " carried = false, changed_at = now() WHERE naming = ? AND carried = ? AND carried_naming = ?")) {
             update.setString(1, text);
             update.setString(2, key);
-            update.setString(3, from);
+            update.setString(3, read.naming());
+            update.setBoolean(4, read.carried());
+            update.setString(5, read.carriedNaming());
             return update.executeUpdate() == 1;
         }
     }
@@ -358,6 +378,11 @@ public final class NamingGuard {
                 if (recorded.get().carried()) {
                     connection.commit();
                     return new Carry(Carry.Outcome.CARRIED, -1);
+                }
+                // Whoever recorded the change, the fences are carried from the naming last carried.
+                if (naming.whyNotCarriedFrom(recorded.get().carriedNaming()).isPresent()) {
+                    connection.rollback();
+                    return new Carry(Carry.Outcome.NOT_CARRIABLE, -1);
                 }
                 lockFences(connection);
                 // None can be made under the old naming now, but one that was there may have been renewed.

@@ -3,6 +3,7 @@ package dev.fencegate.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencegate.config.DatabaseConfig;
 import dev.fencegate.fence.InstanceFences;
 import dev.fencegate.http.FenceNaming;
 import dev.fencegate.testing.TestPostgres;
@@ -12,6 +13,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
@@ -33,6 +35,7 @@ class NamingGuardTest {
     private final FenceInstance.FakeClock clock = new FenceInstance.FakeClock();
     private final String schema = TestPostgres.newSchema("naming_guard");
     private FenceDatabase database;
+    private final List<FenceDatabase> pools = new ArrayList<>();
 
     @BeforeEach
     void migrate() {
@@ -42,11 +45,17 @@ class NamingGuardTest {
 
     @AfterEach
     void close() {
+        pools.forEach(FenceDatabase::close);
         database.close();
     }
 
+    /** A guard on a pool of its own whose sessions carry its naming, as the gateway's do. */
     private NamingGuard guard(FenceNaming naming, boolean changeAllowed) {
-        return new NamingGuard(database.dataSource(), naming, changeAllowed, UUID.randomUUID(), ADMISSION_BOUND, clock::now);
+        DatabaseConfig config = TestPostgres.config(schema);
+        FenceDatabase pool = FenceDatabase.open(new DatabaseConfig(config.url(), schema, config.user(), config.password(), 1,
+                config.checkTimeout()), NamingGuard.sessionKey(naming));
+        pools.add(pool);
+        return new NamingGuard(pool.dataSource(), naming, changeAllowed, UUID.randomUUID(), ADMISSION_BOUND, clock::now);
     }
 
     @Test
@@ -214,6 +223,38 @@ class NamingGuardTest {
         clock.advance(InstanceFences.EXPIRED_HOLDER_GRACE);
         changing.check();
         assertThat(changing.refusal()).isEmpty();
+    }
+
+    /**
+     * A renamer that read the record before another change was carried could record its naming over
+     * the carried one (the record compared is now the whole row, so it cannot); whatever left such a
+     * record, the carry checks the naming last carried under the row's lock and carries nothing.
+     */
+    @Test
+    void aChangeRecordedOverANamingItsFencesCannotBeCarriedFromIsNeverCarried() throws SQLException {
+        guard(JOBS, false).check();
+        insertFence("/data/jobs/42", 9);
+        FenceNaming runs = FenceNaming.of("s3-path", List.of(), "", "/{bucket}/runs/{run}/**");
+        execute("UPDATE fence_naming SET naming = '" + runs.text() + "', naming_key = '" + NamingGuard.sessionKey(runs)
+                + "', carried = false");
+
+        NamingGuard late = guard(runs, true);
+        late.check();
+        clock.advance(SETTLE);
+        late.check();
+
+        assertThat(late.refusal()).hasValueSatisfying(why -> assertThat(why).contains("cannot be carried from"));
+        assertThat(carried()).isFalse();
+        assertThat(query("SELECT carried_naming FROM fence_naming")).isEqualTo(JOBS.text());
+    }
+
+    @Test
+    void anInstanceWhoseSessionsDoNotCarryItsNamingRefusesWrites() throws SQLException {
+        NamingGuard unkeyed = new NamingGuard(database.dataSource(), PER_OBJECT, false, UUID.randomUUID(), ADMISSION_BOUND,
+                clock::now);
+        unkeyed.check();
+
+        assertThat(unkeyed.refusal()).hasValueSatisfying(why -> assertThat(why).contains("connection pooler"));
     }
 
     @Test
