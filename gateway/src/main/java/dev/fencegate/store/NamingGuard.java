@@ -1,7 +1,6 @@
 package dev.fencegate.store;
 
 import dev.fencegate.fence.InstanceFences;
-import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.fence.ResourceNaming;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -12,13 +11,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.HexFormat;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.function.Function;
 import java.util.function.LongSupplier;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -43,7 +38,6 @@ public final class NamingGuard {
     /** How long a check that found this naming recorded lets this instance serve writes. */
     public static final Duration CONFIRMED_FOR = Duration.ofSeconds(3);
     private static final Logger log = LoggerFactory.getLogger(NamingGuard.class);
-    private static final int CARRY_BATCH = 10_000;
     private static final String READ = "SELECT naming, carried, carried_naming, current_setting('fencegate.naming', true)"
             + " FROM fence_naming";
     /** Rows of other instances that expired without being withdrawn; each removal is told to its instance. */
@@ -275,14 +269,14 @@ public final class NamingGuard {
     private Recorded recordFirst(Connection connection) throws SQLException {
         connection.setAutoCommit(false);
         try {
-            lockFences(connection);
+            FenceCarry.lock(connection);
             try (PreparedStatement insert = connection.prepareStatement("INSERT INTO fence_naming (naming, naming_key, carried,"
                     + " carried_naming) VALUES (?, ?, true, ?) ON CONFLICT (only_row) DO NOTHING")) {
                 insert.setString(1, text);
                 insert.setString(2, key);
                 insert.setString(3, text);
                 if (insert.executeUpdate() == 1) {
-                    long raised = raise(connection, raisesToCarry(connection));
+                    long raised = FenceCarry.raise(connection, naming);
                     log.info("Fence naming recorded: {} ({} fence(s) raised to carry the ones already recorded)", text, raised);
                 }
             }
@@ -333,19 +327,15 @@ public final class NamingGuard {
     }
 
     private long otherRegistrations() throws SQLException {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement select = connection.prepareStatement(
-                     "SELECT count(*) FROM fence_inflight WHERE instance <> ? AND until > now()")) {
-            select.setObject(1, instance);
-            try (ResultSet row = select.executeQuery()) {
-                row.next();
-                return row.getLong(1);
-            }
+        try (Connection connection = dataSource.getConnection()) {
+            return otherRows(connection, " AND until > now()");
         }
     }
 
-    private long otherRows(Connection connection) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement("SELECT count(*) FROM fence_inflight WHERE instance <> ?")) {
+    /** Registration rows of other instances, of any age unless {@code condition} narrows them. */
+    private long otherRows(Connection connection, String condition) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(
+                "SELECT count(*) FROM fence_inflight WHERE instance <> ?" + condition)) {
             select.setObject(1, instance);
             try (ResultSet row = select.executeQuery()) {
                 row.next();
@@ -384,13 +374,13 @@ public final class NamingGuard {
                     connection.rollback();
                     return new Carry(Carry.Outcome.NOT_CARRIABLE, -1);
                 }
-                lockFences(connection);
+                FenceCarry.lock(connection);
                 // None can be made under the old naming now, but one that was there may have been renewed.
-                if (otherRows(connection) > 0) {
+                if (otherRows(connection, "") > 0) {
                     connection.rollback();
                     return new Carry(Carry.Outcome.REGISTERED, -1);
                 }
-                long raised = raise(connection, raisesToCarry(connection));
+                long raised = FenceCarry.raise(connection, naming);
                 try (Statement done = connection.createStatement()) {
                     done.executeUpdate("UPDATE fence_naming SET carried = true, carried_naming = naming, changed_at = now()");
                 }
@@ -403,55 +393,5 @@ public final class NamingGuard {
                 connection.setAutoCommit(true);
             }
         }
-    }
-
-    /**
-     * Holds every other write to the fences back until the carry commits (reads go on), so that no
-     * raise lands between the carry's read and its raises; lifts the statement bound of the
-     * gateway's sessions for this transaction, since a large table takes longer to read.
-     */
-    private static void lockFences(Connection connection) throws SQLException {
-        try (Statement lock = connection.createStatement()) {
-            lock.execute("SET LOCAL statement_timeout = 0");
-            lock.execute("LOCK TABLE fence IN SHARE ROW EXCLUSIVE MODE");
-        }
-    }
-
-    /** Every key a recorded fence moves up to, with the highest fence that moves there. */
-    private Map<String, Long> raisesToCarry(Connection connection) throws SQLException {
-        Function<ResourceKey, Optional<ResourceKey>> carrier = naming.carrier();
-        Map<String, Long> raises = new HashMap<>();
-        try (Statement select = connection.createStatement()) {
-            select.setFetchSize(CARRY_BATCH);
-            try (ResultSet row = select.executeQuery("SELECT resource, token FROM fence")) {
-                while (row.next()) {
-                    long token = row.getLong(2);
-                    carrier.apply(new ResourceKey(row.getString(1)))
-                            .ifPresent(key -> raises.merge(key.value(), token, Math::max));
-                }
-            }
-        }
-        return raises;
-    }
-
-    private static long raise(Connection connection, Map<String, Long> raises) throws SQLException {
-        long raised = 0;
-        String[] keys = raises.keySet().toArray(String[]::new);
-        try (PreparedStatement upsert = connection.prepareStatement("""
-                INSERT INTO fence AS f (resource, token) SELECT * FROM unnest(?::text[], ?::bigint[])
-                ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, updated_at = now()
-                    WHERE f.token < EXCLUDED.token""")) {
-            for (int from = 0; from < keys.length; from += CARRY_BATCH) {
-                String[] batch = Arrays.copyOfRange(keys, from, Math.min(keys.length, from + CARRY_BATCH));
-                Long[] tokens = new Long[batch.length];
-                for (int i = 0; i < batch.length; i++) {
-                    tokens[i] = raises.get(batch[i]);
-                }
-                upsert.setArray(1, connection.createArrayOf("text", batch));
-                upsert.setArray(2, connection.createArrayOf("bigint", tokens));
-                raised += upsert.executeUpdate();
-            }
-        }
-        return raised;
     }
 }
