@@ -20,10 +20,27 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class FencedHttpClient {
 
+    private record Refused(FenceRefusal refusal, String body) {
+    }
+
     private final HttpClient http;
     private final WriteFencing fencing;
 
+    /**
+     * @throws IllegalArgumentException when {@code http} follows redirects or answers
+     *         authentication challenges: it would send a write again, with its token, without a
+     *         check of the lease, and a redirect to wherever the answer points
+     */
     public FencedHttpClient(HttpClient http, WriteFencing fencing) {
+        if (http.followRedirects() != HttpClient.Redirect.NEVER) {
+            throw new IllegalArgumentException("http: follows redirects (" + http.followRedirects() + "); a redirected"
+                    + " write would be sent again, token included, without a check of the lease and to wherever the"
+                    + " answer points (expected an HttpClient built with followRedirects(Redirect.NEVER), the default)");
+        }
+        if (http.authenticator().isPresent()) {
+            throw new IllegalArgumentException("http: has an Authenticator; a write answered 401 would be sent again"
+                    + " without a check of the lease (expected none: put credentials on the request)");
+        }
         this.http = http;
         this.fencing = fencing;
     }
@@ -36,20 +53,23 @@ public final class FencedHttpClient {
         for (Map.Entry<String, String> header : fencing.headersForWrite().entrySet()) {
             fenced.setHeader(header.getKey(), header.getValue());
         }
-        AtomicReference<FencedOutException> fencedOut = new AtomicReference<>();
+        // The body is read on the client's own threads: the refusal is only noted there, and the guard
+        // is tripped here, on the caller's thread, which interruptOnLoss then leaves alone.
+        AtomicReference<Refused> refused = new AtomicReference<>();
         HttpResponse<T> response = http.send(fenced.build(), info -> info.statusCode() != FenceRefusal.STATUS
                 ? handler.apply(info)
                 : HttpResponse.BodySubscribers.mapping(HttpResponse.BodySubscribers.ofByteArray(), body -> {
                     String text = new String(body, StandardCharsets.UTF_8);
                     Optional<FenceRefusal> refusal = FenceRefusal.inBody(text);
                     if (refusal.isPresent()) {
-                        fencedOut.set(fencing.fencedOut(refusal.get(), request.method() + " " + request.uri().getPath() + ": " + text, null));
+                        refused.set(new Refused(refusal.get(), text));
                         return null;
                     }
                     return replay(handler.apply(info), body);
                 }));
-        if (fencedOut.get() != null) {
-            throw fencedOut.get();
+        Refused refusal = refused.get();
+        if (refusal != null) {
+            throw fencing.fencedOut(refusal.refusal(), request.method() + " " + request.uri().getPath() + ": " + refusal.body(), null);
         }
         return response;
     }

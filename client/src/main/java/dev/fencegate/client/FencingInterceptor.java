@@ -12,8 +12,10 @@ import software.amazon.awssdk.http.SdkHttpRequest;
  * Puts the lease's fencing headers on every write an AWS SDK v2 client sends, and turns the
  * gateway's refusal into a {@link FencedOutException} that trips the guard. The headers are added
  * in {@code modifyHttpRequest}, which runs before the request is signed, so SigV4 covers them.
- * A write attempted after the guard tripped is not sent. Either way the SDK's exception carries
- * the {@link LeaseLostException}: {@code LeaseLostException.in(e)} finds it.
+ * A write attempted after the guard tripped is not sent, nor is a retry of one (the guard is checked
+ * before every attempt). Either way the SDK's exception carries the {@link LeaseLostException}:
+ * {@code LeaseLostException.in(e)} finds it. An attempt checked here may still wait for a pooled
+ * connection: keep the HTTP client's connection acquisition timeout below the lease's margin.
  *
  * <pre>{@code
  * S3Client s3 = S3Client.builder()...
@@ -40,6 +42,18 @@ public final class FencingInterceptor implements ExecutionInterceptor {
             fenced.putHeader(header.getKey(), header.getValue());
         }
         return fenced.build();
+    }
+
+    /**
+     * Checks the guard again on every attempt, just before it is sent: the SDK retries a write (a
+     * 503, a dropped connection) with the headers it signed once, and a retry after the lease was
+     * lost must not leave. The {@link LeaseLostException} thrown here is not one the SDK retries.
+     */
+    @Override
+    public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+        if (WriteFencing.isWrite(context.httpRequest().method().name())) {
+            fencing.guard().checkHeld();
+        }
     }
 
     /**

@@ -26,6 +26,8 @@ public final class LeaseGuard {
     private final List<Consumer<String>> onLoss = new ArrayList<>();
     private volatile long deadlineNanos;
     private volatile String lostBecause;
+    /** The holder is done with the lease; guarded by {@link #lock}. */
+    private boolean released;
 
     /** A guard for a grant whose request left this process at {@code sentAtNanos} by {@code ticker}. */
     public LeaseGuard(Lease lease, LeaseTiming timing, Ticker ticker, long sentAtNanos) {
@@ -99,6 +101,7 @@ public final class LeaseGuard {
     /** Ends the guard without telling the listeners: the holder itself is done with the lease. */
     void released() {
         synchronized (lock) {
+            released = true;
             if (lostBecause == null) {
                 lostBecause = "released by its holder";
             }
@@ -122,12 +125,17 @@ public final class LeaseGuard {
     /**
      * Interrupts {@code worker} when the guard trips, so blocking work is cancelled, not finished.
      * A trip on the worker's own thread (its write was refused) needs no interrupt: the worker gets
-     * the exception, and a stray interrupt flag would break its next blocking call.
+     * the exception, and a stray interrupt flag would break its next blocking call; nor does one
+     * whose listeners run after the holder released the lease.
      */
     public void interruptOnLoss(Thread worker) {
         onLoss(reason -> {
-            if (Thread.currentThread() != worker) {
-                worker.interrupt();
+            // A trip whose listeners run while the holder releases the lease (its work done) must not
+            // interrupt what the thread does next: the check and the interrupt share the lock.
+            synchronized (lock) {
+                if (!released && Thread.currentThread() != worker) {
+                    worker.interrupt();
+                }
             }
         });
     }

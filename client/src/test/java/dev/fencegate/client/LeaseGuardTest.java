@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class LeaseGuardTest {
@@ -101,5 +103,37 @@ class LeaseGuardTest {
                 .hasMessageContaining("margin");
         assertThat(LeaseTiming.of(Duration.ofSeconds(30))).isEqualTo(
                 new LeaseTiming(Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(6)));
+    }
+
+    /**
+     * A trip whose listeners are still running when the holder releases the lease (the work done)
+     * must not interrupt what the worker's thread does next.
+     */
+    @Test
+    void aTripWhoseListenersRunAfterTheHolderReleasedTheLeaseInterruptsNobody() throws Exception {
+        LeaseGuard guard = new LeaseGuard(lease, timing, clock, clock.nanos());
+        CountDownLatch tripping = new CountDownLatch(1);
+        CountDownLatch released = new CountDownLatch(1);
+        guard.onLoss(reason -> {
+            tripping.countDown();
+            try {
+                released.await(10, TimeUnit.SECONDS);   // the renewal thread, descheduled mid-trip
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        guard.interruptOnLoss(Thread.currentThread());
+        Thread renewal = new Thread(() -> guard.trip("the lease store refused the renewal"));
+        renewal.start();
+        try {
+            assertThat(tripping.await(10, TimeUnit.SECONDS)).isTrue();
+            guard.released();
+            released.countDown();
+            renewal.join(10_000);
+
+            assertThat(Thread.interrupted()).as("the worker's thread, interrupted after it released the lease").isFalse();
+        } finally {
+            Thread.interrupted();
+        }
     }
 }
