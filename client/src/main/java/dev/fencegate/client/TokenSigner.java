@@ -1,6 +1,12 @@
 package dev.fencegate.client;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.util.Base64;
 import javax.crypto.Mac;
@@ -24,6 +30,21 @@ public final class TokenSigner {
             throw new IllegalArgumentException("token key: " + key.length + " bytes (expected at least " + MIN_KEY_BYTES + ")");
         }
         this.key = new SecretKeySpec(key.clone(), ALGORITHM);
+    }
+
+    /**
+     * The signer for the key in {@code file}, read as the gateway reads its {@code --token-key-file}:
+     * the file's UTF-8 text without surrounding whitespace (a final newline is not part of the key).
+     */
+    public static TokenSigner fromKeyFile(Path file) throws IOException {
+        String text;
+        try {
+            text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(Files.readAllBytes(file))).toString();
+        } catch (CharacterCodingException e) {
+            throw new IllegalArgumentException("token key file " + file + ": not UTF-8 text, as the gateway expects", e);
+        }
+        return new TokenSigner(text.strip().getBytes(StandardCharsets.UTF_8));
     }
 
     public String sign(String resource, long token) {

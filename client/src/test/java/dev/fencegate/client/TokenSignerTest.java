@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class TokenSignerTest {
 
@@ -20,5 +23,16 @@ class TokenSignerTest {
     @Test
     void aShortKeyIsRefused() {
         assertThatThrownBy(() -> new TokenSigner(new byte[16])).hasMessageContaining("expected at least 32");
+    }
+
+    /** The gateway reads its key file as text without surrounding whitespace: so does the signer's reader. */
+    @Test
+    void aKeyFileIsReadAsTheGatewayReadsIt(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("token.key");
+        Files.writeString(file, "k".repeat(32) + "\n");
+
+        assertThat(TokenSigner.fromKeyFile(file).sign("/bucket/jobs/nightly", 42)).isEqualTo(signer.sign("/bucket/jobs/nightly", 42));
+        assertThat(new TokenSigner(Files.readAllBytes(file)).sign("/bucket/jobs/nightly", 42))
+                .as("the file's bytes, final newline included, are another key").isNotEqualTo(signer.sign("/bucket/jobs/nightly", 42));
     }
 }
