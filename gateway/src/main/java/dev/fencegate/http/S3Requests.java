@@ -30,13 +30,12 @@ public final class S3Requests {
      * policy...) later deletes, replaces or locks objects under fences the gateway never checks.
      * Creating and deleting a bucket ({@code PUT} or {@code DELETE /bucket} with no query) stay
      * fenced as the bucket.</li>
-     * <li>A form-encoded POST: servlet-based stores (S3Proxy on Jetty) read request parameters
-     * from its body as from the query, so {@code uploads=} or {@code uploadId=} there would make it
-     * another request than the one fenced. No S3 POST is form-encoded. For the same reason a
-     * form-encoded {@code PUT} or {@code DELETE} of a bucket, whose body {@code acl=} or
-     * {@code lifecycle=} would make it a change of the bucket's configuration. A form-encoded PUT
-     * of an object is left alone: curl sends every {@code --data} PUT that way, and what such a
-     * parameter makes of it (its ACL, its tags) changes only the object fenced.</li>
+     * <li>A form-encoded write: servlet-based stores (S3Proxy on Jetty) read request parameters
+     * from its body as from the query, so {@code uploads=}, {@code uploadId=} or {@code acl=} there
+     * would make it another request than the one fenced: a step of another object's multipart
+     * upload, past the check that an upload id goes with its own object, or a change of a bucket's
+     * configuration. No S3 operation needs a form body: an object of that type is sent with
+     * another Content-Type.</li>
      * </ul>
      */
     public static Optional<String> unfenceable(String method, String target, String key, String contentType,
@@ -52,16 +51,9 @@ public final class S3Requests {
         }
         if (contentType != null
                 && contentType.split(";", 2)[0].strip().toLowerCase(Locale.ROOT).equals("application/x-www-form-urlencoded")) {
-            if (method.equals("POST")) {
-                return Optional.of("a form-encoded POST: some S3 servers read request parameters (uploads, uploadId,"
-                        + " delete) from its body as from the query, so it may not be the request that was fenced;"
-                        + " S3 has no form-encoded POST");
-            }
-            if (key.indexOf('/', 1) < 0) {
-                return Optional.of("a form-encoded write to a bucket: some S3 servers read request parameters (acl,"
-                        + " lifecycle, policy...) from its body as from the query, so it may change the bucket's"
-                        + " configuration rather than be the write that was fenced; send it without a form body");
-            }
+            return Optional.of("a form-encoded " + method + ": some S3 servers (S3Proxy on Jetty) read request parameters"
+                    + " (uploadId, partNumber, uploads, delete, acl...) from its body as from the query, so it may be another"
+                    + " request than the one fenced; send the body with another Content-Type, such as application/octet-stream");
         }
         return Optional.empty();
     }

@@ -174,6 +174,40 @@ class SideDoorsIT {
         assertThat(atTheStore(bucket + "?acl")).isEqualTo(before);
     }
 
+    /**
+     * S3Proxy reads {@code uploadId} and {@code partNumber} from a form-encoded PUT's body too: the
+     * PUT of one's own object would be a step of another object's upload, past the check that an
+     * upload id goes with its own object (which the same id in the query meets).
+     */
+    @Test
+    void aFormEncodedPutOfAnObjectCannotCarryAnotherObjectsUploadId() throws Exception {
+        String victim = "victim-" + UUID.randomUUID();
+        String own = "own-" + UUID.randomUUID();
+        String created;
+        try (RawHttp raw = RawHttp.connect(gateway.port())) {
+            created = raw.send("POST /" + BUCKET + "/" + victim + "?uploads HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 7\r\n"
+                    + "Content-Length: 0\r\nConnection: close\r\n\r\n").readResponseWithBody();
+        }
+        Matcher uploadId = Pattern.compile("<UploadId>([^<]+)</UploadId>").matcher(created);
+        assertThat(uploadId.find()).as(created).isTrue();
+        String id = uploadId.group(1);
+        String form = "uploadId=" + java.net.URLEncoder.encode(id, StandardCharsets.UTF_8) + "&partNumber=1";
+
+        String answer;
+        try (RawHttp raw = RawHttp.connect(gateway.port())) {
+            answer = raw.send("PUT /" + BUCKET + "/" + own + " HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 1\r\n"
+                    + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: " + form.length()
+                    + "\r\nConnection: close\r\n\r\n" + form).readResponseWithBody();
+        }
+
+        assertThat(RawHttp.status(answer)).isEqualTo(400);
+        assertThat(answer).contains("unfenceable-write");
+        try (Stream<java.nio.file.Path> files = java.nio.file.Files.list(store.directory().resolve(BUCKET))) {
+            assertThat(files.map(file -> file.getFileName().toString())).noneMatch(name -> name.startsWith(".mpus-" + id + "-" + own));
+        }
+        assertThat(store.object(BUCKET, own)).isEmpty();
+    }
+
     /** The body of a GET straight at the store. */
     private static String atTheStore(String target) throws IOException {
         try (java.net.Socket socket = new java.net.Socket("127.0.0.1", store.port())) {

@@ -125,10 +125,9 @@ class RequestRouteTest {
 
     /**
      * RenameObject removes its source, a bucket's configuration later deletes or locks objects,
-     * and a form-encoded POST, or write to a bucket, can carry S3 parameters in its body: none of
-     * them changes only the object its path names, so none is forwarded. Creating or deleting a
-     * bucket, subresources of an object, and a form-encoded PUT of an object (curl's default) are
-     * fenced as before.
+     * and a form-encoded write can carry S3 parameters in its body: none of them changes only the
+     * object its path names, so none is forwarded. Creating or deleting a bucket and subresources
+     * of an object are fenced as before.
      */
     @Test
     void writesThatChangeObjectsOtherThanTheOneTheyNameAreRefused() {
@@ -140,7 +139,8 @@ class RequestRouteTest {
                 {"POST", "/bucket/key?uploads", "Content-Type", "application/x-www-form-urlencoded"},
                 {"POST", "/bucket/key?uploadId=u", "Content-Type", "Application/X-WWW-Form-Urlencoded; charset=UTF-8"},
                 {"PUT", "/bucket", "Content-Type", "application/x-www-form-urlencoded"},
-                {"DELETE", "/bucket/", "Content-Type", "application/x-www-form-urlencoded"}};
+                {"DELETE", "/bucket/", "Content-Type", "application/x-www-form-urlencoded"},
+                {"PUT", "/bucket/key", "Content-Type", "application/x-www-form-urlencoded"}};
         for (String[] request : refused) {
             RequestRoute route = route(request);
             assertThat(route).as(String.join(" ", request)).isInstanceOf(RequestRoute.Answer.class);
@@ -148,7 +148,7 @@ class RequestRouteTest {
                     .isEqualTo(Outcome.UNFENCEABLE_WRITE);
         }
         String[][] fenced = {{"PUT", "/bucket"}, {"DELETE", "/bucket"}, {"PUT", "/bucket/key?tagging"},
-                {"PUT", "/bucket/key", "Content-Type", "application/x-www-form-urlencoded"}};
+                {"PUT", "/bucket/key", "Content-Type", "application/octet-stream"}};
         for (String[] request : fenced) {
             assertThat(route(request)).as(String.join(" ", request)).isInstanceOf(RequestRoute.Fenced.class);
         }
