@@ -14,8 +14,9 @@ public record GenericHttpIdentity() implements StoreIdentity {
     @Override
     public Identified identify(String method, String target, String host, String destination) {
         if (S3Requests.isDeleteObjects(method, target)) {
-            // The store may be S3 after all: its keys are fenced, not the bucket alone.
-            return ObjectPaths.deleteObjects(ObjectPaths.canonical(target));
+            // The store may be S3 after all: its keys are fenced. It may as well take the POST for a
+            // write of its path, so that path is fenced too (see deleteObjectsWritesItsPath).
+            return ObjectPaths.deleteObjects(ObjectPaths.refuseCollection(ObjectPaths.canonical(target), kind()));
         }
         return ObjectPaths.refuseCollection(ObjectPaths.canonical(target), kind());
     }
@@ -23,6 +24,12 @@ public record GenericHttpIdentity() implements StoreIdentity {
     @Override
     public Identified keyInBucket(String bucketPath, String key) {
         return ObjectPaths.refuseCollection(ObjectPaths.keyPath(bucketPath, key), kind());
+    }
+
+    /** A store of unknown kind may take {@code POST /x?delete} for a write of {@code /x}, as it takes any other POST. */
+    @Override
+    public boolean deleteObjectsWritesItsPath() {
+        return true;
     }
 
     /** The store may be a WebDAV server reached as plain HTTP; a store that knows no Depth ignores it. */

@@ -36,6 +36,15 @@ public sealed interface StoreIdentity permits GenericHttpIdentity, WebDavIdentit
         return Optional.empty();
     }
 
+    /**
+     * Whether a DeleteObjects request also writes the object its own path names, so that path is
+     * fenced beside the keys in the body: where the store may not be S3 and take the POST for a
+     * write of its path.
+     */
+    default boolean deleteObjectsWritesItsPath() {
+        return false;
+    }
+
     /** @param host the Host header, null if absent; @param destination the Destination header, null if absent */
     Identified identify(String method, String target, String host, String destination);
 

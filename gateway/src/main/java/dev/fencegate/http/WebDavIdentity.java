@@ -7,7 +7,8 @@ import java.util.Set;
  * A WebDAV store such as nginx's dav module ({@code --store-kind webdav}). It decodes every
  * percent-escape and serves one namespace whatever the Host, so the object is the canonical path.
  * {@code DELETE /dir/} removes the whole collection, each object under it with its own fence, so
- * writes on collection paths are refused. MOVE and COPY also write the object their Destination
+ * writes on collection paths are refused. A POST is a write of its path, whatever its query: no
+ * WebDAV store reads S3's DeleteObjects out of a {@code ?delete} POST. MOVE and COPY also write the object their Destination
  * header names, and MKCOL, PROPPATCH, LOCK and UNLOCK change collections and properties: refused.
  */
 public record WebDavIdentity() implements StoreIdentity {
@@ -19,9 +20,6 @@ public record WebDavIdentity() implements StoreIdentity {
         if (COLLECTION_AND_COPY_METHODS.contains(method)) {
             return ObjectPaths.refused(Outcome.METHOD_NOT_ALLOWED, method + " is not served for --store-kind webdav"
                     + (destination == null ? "" : ": it would also write " + destination + ", a second object"));
-        }
-        if (S3Requests.isDeleteObjects(method, target)) {
-            return ObjectPaths.deleteObjects(ObjectPaths.canonical(target));
         }
         return ObjectPaths.refuseCollection(ObjectPaths.canonical(target), kind());
     }

@@ -81,6 +81,12 @@ sealed interface RequestRoute {
             return hasBody(head) ? new Answer(Problem.of(Outcome.BODY_ON_READ, head.method() + " with a body is not served"), true)
                     : new PassThrough();
         }
+        if (head.headers().contains(HttpHeaderNames.CONTENT_RANGE)) {
+            // A store may write a range in place (Apache mod_dav does), not to a temporary object:
+            // the part it received before the gateway cut a refused write would stay applied.
+            return new Answer(Problem.of(Outcome.BAD_REQUEST, head.method() + " with Content-Range is not served: a store that"
+                    + " writes a range in place keeps what it received before a write is cut; send the whole object"), false);
+        }
         StoreIdentity.Identified identified = claims.identity().identify(head.method().name(), head.uri(),
                 head.headers().get(HttpHeaderNames.HOST), head.headers().get(HeaderNames.DESTINATION));
         if (identified instanceof StoreIdentity.Identified.Refused refused) {

@@ -1,0 +1,94 @@
+package dev.fencegate.hostile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencegate.Gateway;
+import dev.fencegate.config.GatewayConfig;
+import dev.fencegate.config.StoreKind;
+import dev.fencegate.demo.MemoryObjectStore;
+import dev.fencegate.testing.ApacheWebDav;
+import dev.fencegate.testing.GatewayHarness;
+import dev.fencegate.testing.RawHttp;
+import dev.fencegate.testing.TestPostgres;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Side doors of the {@code webdav} and {@code http} store kinds, tried on real stores: a POST that
+ * looks like S3's DeleteObjects to a store that takes it for a write of its path, and a PUT of a
+ * byte range that a store writes in place.
+ */
+class PlainStoreSideDoorsIT {
+
+    private static final String DELETE_BODY = "<Delete><Object><Key>stale-row</Key></Object></Delete>";
+
+    private static int send(int port, String method, String target, long token, String body) throws Exception {
+        try (RawHttp raw = RawHttp.connect(port)) {
+            return RawHttp.status(raw.send(method + " " + target + " HTTP/1.1\r\nHost: localhost\r\nFencing-Token: " + token
+                    + "\r\nContent-Type: text/csv\r\nContent-Length: " + body.getBytes(StandardCharsets.UTF_8).length
+                    + "\r\nConnection: close\r\n\r\n" + body).readResponse());
+        }
+    }
+
+    private static GatewayConfig config(URI upstream, StoreKind kind, String schema) {
+        GatewayConfig base = GatewayHarness.config(upstream, TestPostgres.config(TestPostgres.newSchema(schema)), Duration.ofSeconds(10));
+        return new GatewayConfig(base.listen(), base.adminListen(), base.upstream(), base.database(),
+                base.upstreamConnectTimeout(), base.upstreamTimeout(), base.clientIdleTimeout(),
+                base.limits().withStoreKind(kind, "localhost"), base.safety(), base.ioThreads());
+    }
+
+    /**
+     * {@code POST /report.csv?delete} has S3's DeleteObjects shape, but a store that is not S3 (the
+     * in-memory store here, as many HTTP write APIs) takes it for a write of {@code /report.csv}.
+     * Under {@code http} that path is fenced beside the body's keys; under {@code webdav} the POST
+     * is a write of its path like any other.
+     */
+    @ParameterizedTest(name = "--store-kind {0}")
+    @EnumSource(value = StoreKind.class, names = {"HTTP", "WEBDAV"})
+    void aStalePostShapedLikeDeleteObjectsIsRefusedAsAWriteOfItsPath(StoreKind kind) throws Exception {
+        try (GatewayHarness gateway = GatewayHarness.start(MemoryObjectStore.Options.loopback(),
+                upstream -> config(upstream, kind, "post_delete_" + kind.name().toLowerCase()))) {
+            assertThat(send(gateway.port(), "PUT", "/report.csv", 10, "current")).isBetween(200, 299);
+
+            assertThat(send(gateway.port(), "POST", "/report.csv?delete", 5, DELETE_BODY)).isEqualTo(412);
+            assertThat(send(gateway.port(), "POST", "/report.csv?x&%64elete", 5, DELETE_BODY)).isEqualTo(412);
+
+            assertThat(gateway.store.object("/report.csv").map(b -> new String(b, StandardCharsets.UTF_8))).hasValue("current");
+            assertThat(send(gateway.port(), "POST", "/report.csv?delete", 10, DELETE_BODY)).as("the current holder's POST")
+                    .isBetween(200, 299);
+        }
+    }
+
+    /**
+     * Apache mod_dav writes a PUT with {@code Content-Range} in place, not to a temporary file, so
+     * the part it received before the gateway cut the write (here a malformed chunk; as well a
+     * closed send window, a stalled client, the body limit) would stay applied. Such a PUT is
+     * refused before anything reaches the store.
+     */
+    @ParameterizedTest(name = "--store-kind {0}")
+    @EnumSource(value = StoreKind.class, names = {"HTTP", "WEBDAV"})
+    void aWriteOfAByteRangeIsRefusedAndTheObjectStaysAsItWas(StoreKind kind) throws Exception {
+        try (ApacheWebDav apache = ApacheWebDav.start(false)) {
+            Gateway gateway = Gateway.start(config(URI.create("http://127.0.0.1:" + apache.port()), kind,
+                    "content_range_" + kind.name().toLowerCase()));
+            try {
+                assertThat(send(gateway.port(), "PUT", "/cr", 10, "AAAAAAAAAA")).isBetween(200, 299);
+                String response;
+                try (RawHttp raw = RawHttp.connect(gateway.port())) {
+                    raw.send("PUT /cr HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 10\r\nContent-Range: bytes 0-9/10\r\n"
+                            + "Transfer-Encoding: chunked\r\n\r\n5\r\nBBBBB\r\n");
+                    Thread.sleep(1000);
+                    response = raw.send("zz\r\nCCCCC\r\n0\r\n\r\n").readResponse();
+                }
+                assertThat(RawHttp.status(response)).isEqualTo(400);
+                Thread.sleep(300); // what the store received before the cut, it writes as it reads
+                assertThat(apache.objects()).containsEntry("/cr", "AAAAAAAAAA");
+            } finally {
+                gateway.close();
+            }
+        }
+    }
+}
