@@ -53,7 +53,8 @@ public final class Gateway implements AutoCloseable {
         AdminServer admin = null;
         try {
             admin = AdminServer.start(config.adminListen(), new AdminEndpoints(readiness, registry,
-                    FenceAdmin.over(fences.store(), fences.admission()), AdminAuth.of(config.operations().adminTokenIfSet())),
+                    FenceAdmin.over(fences.store(), fences.admission()), AdminAuth.of(config.operations().adminTokenIfSet()),
+                    GatewayServer.claimRules(config)),
                     ConnectionBounds.of(config));
             GatewayServer server = GatewayServer.start(config, fences.checker(), fences.uploads(), new GatewayMetrics(registry));
             readiness.serving();

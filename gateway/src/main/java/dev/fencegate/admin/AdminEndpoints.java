@@ -1,5 +1,6 @@
 package dev.fencegate.admin;
 
+import dev.fencegate.http.ClaimRules;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
@@ -22,8 +23,9 @@ public final class AdminEndpoints {
         this(readiness, registry, Optional.empty());
     }
 
-    public AdminEndpoints(Readiness readiness, PrometheusMeterRegistry registry, FenceAdmin fences, AdminAuth auth) {
-        this(readiness, registry, Optional.of(new FenceRoutes(fences, auth)));
+    /** @param claims how the data port names the resource a write is checked against */
+    public AdminEndpoints(Readiness readiness, PrometheusMeterRegistry registry, FenceAdmin fences, AdminAuth auth, ClaimRules claims) {
+        this(readiness, registry, Optional.of(new FenceRoutes(fences, auth, claims)));
     }
 
     private AdminEndpoints(Readiness readiness, PrometheusMeterRegistry registry, Optional<FenceRoutes> fences) {

@@ -6,6 +6,7 @@ import dev.fencegate.fence.FenceStoreUnavailableException;
 import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.Holder;
 import dev.fencegate.fence.ResourceKey;
+import dev.fencegate.http.ClaimRules;
 import dev.fencegate.http.FencingHeaders;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -15,7 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code GET /fences/{resource}} reads a fence; {@code POST /fences/{resource}?token=N} raises it,
- * never lowers it. Both need the admin token when one is set. Every raise is logged at WARN on
+ * never lowers it. Only a key writes are checked against is served, as the data port names it
+ * (store kind, job scopes), or a raise would answer as if it fenced an object and fence nothing. Both need the admin token when one is set. Every raise is logged at WARN on
  * {@code fencegate.audit}: who, which resource, from what to what.
  */
 final class FenceRoutes {
@@ -25,10 +27,12 @@ final class FenceRoutes {
 
     private final FenceAdmin fences;
     private final AdminAuth auth;
+    private final ClaimRules claims;
 
-    FenceRoutes(FenceAdmin fences, AdminAuth auth) {
+    FenceRoutes(FenceAdmin fences, AdminAuth auth, ClaimRules claims) {
         this.fences = fences;
         this.auth = auth;
+        this.claims = claims;
     }
 
     boolean requiresToken() {
@@ -47,6 +51,10 @@ final class FenceRoutes {
             return AdminResponse.json(400, Map.of("error", invalid.message()));
         }
         ResourceKey resource = ((ResourceSegment.Parse.Valid) parsed).key();
+        Optional<String> unchecked = claims.whyNoWriteIsFencedUnder(resource);
+        if (unchecked.isPresent()) {
+            return AdminResponse.json(400, Map.of("error", "resource: " + unchecked.get()));
+        }
         try {
             return switch (request.method()) {
                 case "GET", "HEAD" -> read(resource);

@@ -49,13 +49,51 @@ public record ClaimRules(StoreIdentity identity, ResourceScopes scopes, Optional
     }
 
     /**
+     * Why no write is checked against the fence of {@code key}, naming the key writes to that
+     * object are checked against; empty when writes are checked against it. An operator's raise
+     * of another key would answer as if it fenced the object and fence nothing: under the S3 kinds
+     * {@code /b/dir/} is fenced as {@code /b/dir}, under {@code http} and {@code webdav} a collection
+     * path is never written, and under a job scope an object is fenced as its job.
+     */
+    public Optional<String> whyNoWriteIsFencedUnder(ResourceKey key) {
+        if (scopes.isScopeKey(key)) {
+            return Optional.empty();
+        }
+        ResourceKey object = key;
+        if (key.value().length() > 1 && key.value().endsWith("/")) {
+            if (!(identity instanceof S3PathIdentity) && !(identity instanceof S3VirtualHostIdentity)) {
+                return Optional.of("no write is fenced under " + key + ": a write to a collection path is refused under --store-kind "
+                        + identity.kind());
+            }
+            object = new ResourceKey(key.value().substring(0, key.value().length() - 1));
+        }
+        Optional<ResourceKey> resource = scopes.resourceOf(object);
+        if (resource.isEmpty()) {
+            return Optional.of("no write is fenced under " + key + ": it is under no configured scope (" + scopes.describe() + ")");
+        }
+        if (!resource.get().equals(key)) {
+            return Optional.of("writes to " + key + " are checked against the fence of " + resource.get() + "; name that key");
+        }
+        return Optional.empty();
+    }
+
+    /**
      * The claims of a DeleteObjects request: one per resource its keys fall under. One unusable
-     * key refuses the whole request. A signed deployment cannot sign many keys in one header, so
+     * key refuses the whole request. Where the store kind says the request may also write its own
+     * path, that path is claimed first, as a write of it would be. A signed deployment cannot sign many keys in one header, so
      * there every key must fall under one resource, the one the signature names.
      */
     public ClaimParser.ClaimsParse parseAll(String bucketPath, List<String> keys, List<String> tokenValues,
                                             List<String> holderValues, List<String> signatureValues) {
         Map<ResourceKey, FenceClaim> claims = new LinkedHashMap<>();
+        if (identity.deleteObjectsWritesItsPath()) {
+            ClaimParser.ClaimParse parsed = parse(new ResourceKey(bucketPath), tokenValues, holderValues, signatureValues);
+            if (parsed instanceof ClaimParser.ClaimParse.Refused refused) {
+                return new ClaimParser.ClaimsParse.Refused(refused.problem());
+            }
+            FenceClaim claim = ((ClaimParser.ClaimParse.Valid) parsed).claim();
+            claims.put(claim.resource(), claim);
+        }
         for (String key : keys) {
             StoreIdentity.Identified object = identity.keyInBucket(bucketPath, key);
             ClaimParser.ClaimParse parsed = object instanceof StoreIdentity.Identified.Resource resource

@@ -75,6 +75,12 @@ public final class ResourceScopes {
         return unscoped == Unscoped.PER_OBJECT ? Optional.of(path) : Optional.empty();
     }
 
+    /** Whether {@code key} is itself the resource of a scope, {@code /data/jobs/42} for {@code /{bucket}/jobs/{job}/**}. */
+    public boolean isScopeKey(ResourceKey key) {
+        String[] parts = key.value().substring(1).split("/", -1);
+        return templates.stream().anyMatch(template -> parts.length == template.segments().size() && matches(template.segments(), parts));
+    }
+
     private static boolean matches(List<String> segments, String[] parts) {
         for (int i = 0; i < segments.size(); i++) {
             String segment = segments.get(i);

@@ -59,6 +59,13 @@ public final class GatewayServer implements AutoCloseable {
         };
     }
 
+    /** How this instance turns a write into its claim: store kind, job scopes, token signatures. */
+    public static ClaimRules claimRules(GatewayConfig config) {
+        return new ClaimRules(identity(config.limits(), config.upstreamAddress().host()), ResourceScopes.parse(config.scopes().templates(),
+                config.scopes().refuseUnscoped() ? ResourceScopes.Unscoped.REFUSE : ResourceScopes.Unscoped.PER_OBJECT),
+                config.safety().tokenKey().map(TokenSignatures::new));
+    }
+
     public static GatewayServer start(GatewayConfig config, FenceChecker fences, UploadOwners uploads, GatewayMetrics metrics)
             throws InterruptedException {
         Transport transport = Transport.best();
@@ -67,9 +74,7 @@ public final class GatewayServer implements AutoCloseable {
                 config.upstreamConnectTimeout(), WATER_MARK);
         GatewayRuntime runtime = new GatewayRuntime(fences, connections, metrics,
                 AccessLog.of(config.operations().accessLog()),
-                new ClaimRules(identity(config.limits(), config.upstreamAddress().host()), ResourceScopes.parse(config.scopes().templates(), config.scopes().refuseUnscoped()
-                        ? ResourceScopes.Unscoped.REFUSE : ResourceScopes.Unscoped.PER_OBJECT),
-                        config.safety().tokenKey().map(TokenSignatures::new)),
+                claimRules(config),
                 config.upstreamPathPrefix(), config.upstreamTimeout().toMillis(), uploads);
         InFlightRequests inFlight = new InFlightRequests();
         try {

@@ -8,6 +8,7 @@ import dev.fencegate.fence.Fence;
 import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.InMemoryFenceStore;
 import dev.fencegate.fence.ResourceKey;
+import dev.fencegate.http.ClaimRules;
 import dev.fencegate.proxy.AdminServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -57,7 +58,7 @@ class AdminServerTest {
 
     private AdminServer start(AdminAuth auth) throws InterruptedException {
         return AdminServer.start(new HostPort("127.0.0.1", 0), new AdminEndpoints(new Readiness(),
-                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), FenceAdmin.over(store), auth));
+                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), FenceAdmin.over(store), auth, ClaimRules.plain()));
     }
 
     private HttpResponse<String> send(AdminServer server, String method, String target, String authorization) throws Exception {

@@ -16,6 +16,9 @@ import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.Holder;
 import dev.fencegate.fence.InMemoryFenceStore;
 import dev.fencegate.fence.ResourceKey;
+import dev.fencegate.http.ClaimRules;
+import dev.fencegate.http.ResourceScopes;
+import dev.fencegate.http.WebDavIdentity;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -123,6 +126,35 @@ class FenceEndpointsTest {
         assertThat(store.read(new ResourceKey("/reports/q1.csv"))).isEmpty();
     }
 
+    /**
+     * No write is ever fenced under a key ending in '/': the S3 kinds fence /b/dir/ as /b/dir, and
+     * http and webdav refuse collection paths. A raise there would report success and fence nothing.
+     */
+    @Test
+    void aRaiseOfAKeyNoWriteIsCheckedAgainstIsRefusedNamingTheKeyWritesAreCheckedAgainst() throws IOException {
+        AdminResponse slash = open().handle(post("/fences/%2Freports%2Fq1%2F", "12", null));
+        AdminResponse collection = new AdminEndpoints(new Readiness(), registry, FenceAdmin.over(store), AdminAuth.loopbackOnly(),
+                new ClaimRules(new WebDavIdentity(), ResourceScopes.perObject(), Optional.empty()))
+                .handle(post("/fences/%2Freports%2Fq1%2F", "12", null));
+        AdminEndpoints scoped = new AdminEndpoints(new Readiness(), registry, FenceAdmin.over(store), AdminAuth.loopbackOnly(),
+                new ClaimRules(ClaimRules.plain().identity(), ResourceScopes.parse("/{bucket}/jobs/{job}/**", ResourceScopes.Unscoped.REFUSE),
+                        Optional.empty()));
+
+        assertThat(slash.status()).isEqualTo(400);
+        assertThat(json(slash).get("error").asText()).contains("checked against the fence of /reports/q1;");
+        assertThat(collection.status()).isEqualTo(400);
+        assertThat(json(collection).get("error").asText()).contains("collection path is refused under --store-kind webdav");
+        assertThat(json(scoped.handle(post("/fences/%2Fdata%2Fjobs%2F42%2Fpart-0", "12", null))).get("error").asText())
+                .contains("checked against the fence of /data/jobs/42;");
+        assertThat(scoped.handle(post("/fences/%2Fdata%2Fother", "12", null)).status()).as("under no scope").isEqualTo(400);
+        assertThat(store.read(new ResourceKey("/reports/q1/"))).isEmpty();
+        assertThat(store.read(new ResourceKey("/data/jobs/42/part-0"))).isEmpty();
+        assertThat(store.read(new ResourceKey("/data/other"))).isEmpty();
+
+        assertThat(scoped.handle(post("/fences/%2Fdata%2Fjobs%2F42", "12", null)).status()).as("the job's own key").isEqualTo(200);
+        assertThat(store.read(new ResourceKey("/data/jobs/42"))).map(f -> f.token().value()).hasValue(12L);
+    }
+
     @Test
     void aResourceThatIsNotCanonicalIsRefusedNamingItsCanonicalForm() throws IOException {
         // %2572 decodes once to %72, an escape the data path decodes to 'r': the key would be /reports/q1.csv.
@@ -195,18 +227,18 @@ class FenceEndpointsTest {
                 throw new FenceStoreUnavailableException("connection refused");
             }
         };
-        AdminEndpoints endpoints = new AdminEndpoints(new Readiness(), registry, down, AdminAuth.loopbackOnly());
+        AdminEndpoints endpoints = new AdminEndpoints(new Readiness(), registry, down, AdminAuth.loopbackOnly(), ClaimRules.plain());
 
         assertThat(endpoints.handle(get(REPORT)).status()).isEqualTo(503);
         assertThat(endpoints.handle(post(REPORT, "4", null)).headers()).containsEntry("Retry-After", "1");
     }
 
     private AdminEndpoints open() {
-        return new AdminEndpoints(new Readiness(), registry, FenceAdmin.over(store), AdminAuth.loopbackOnly());
+        return new AdminEndpoints(new Readiness(), registry, FenceAdmin.over(store), AdminAuth.loopbackOnly(), ClaimRules.plain());
     }
 
     private AdminEndpoints guarded() {
-        return new AdminEndpoints(new Readiness(), registry, FenceAdmin.over(store), AdminAuth.bearer(TOKEN));
+        return new AdminEndpoints(new Readiness(), registry, FenceAdmin.over(store), AdminAuth.bearer(TOKEN), ClaimRules.plain());
     }
 
     private static AdminRequest get(String path) {
