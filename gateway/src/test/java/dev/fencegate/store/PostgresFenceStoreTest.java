@@ -92,6 +92,36 @@ class PostgresFenceStoreTest extends FenceStoreContract {
         assertThat(store.read(key).map(Fence::token)).contains(new FencingToken(3));
     }
 
+    /**
+     * session_replication_role = replica (bulk loads, restores, a superuser's hand fix) skips every
+     * trigger not enabled ALWAYS: the fence is deleted, lowered or truncated without a word, and a
+     * stale writer is admitted.
+     */
+    @Test
+    void theDatabaseRefusesToLowerDeleteOrTruncateAFenceEvenInReplicaMode() throws SQLException {
+        ResourceKey key = recorded(9);
+
+        for (String sql : new String[] {"UPDATE fence SET token = 1 WHERE resource = ?", "DELETE FROM fence WHERE resource = ?",
+                "TRUNCATE fence"}) {
+            try (Connection connection = database.dataSource().getConnection()) {
+                connection.setAutoCommit(false);
+                try (Statement replica = connection.createStatement()) {
+                    replica.execute("SET LOCAL session_replication_role = replica");
+                }
+                try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                    if (sql.contains("?")) {
+                        statement.setString(1, key.value());
+                    }
+                    assertThatThrownBy(statement::executeUpdate).as(sql).isInstanceOf(SQLException.class);
+                } finally {
+                    connection.rollback();
+                    connection.setAutoCommit(true);
+                }
+            }
+        }
+        assertThat(store.read(key).map(Fence::token)).contains(new FencingToken(9));
+    }
+
     /** A fence row under another key is the old key's fence deleted: a writer below it would be admitted there. */
     @Test
     void theDatabaseRefusesToRenameAFence() throws SQLException {
