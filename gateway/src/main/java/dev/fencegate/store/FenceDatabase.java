@@ -5,8 +5,10 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import dev.fencegate.config.DatabaseConfig;
 import java.time.Duration;
+import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.output.MigrateResult;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * The connection pool to the fence database, set up so that a dead, hung or locked database
@@ -18,10 +20,12 @@ public final class FenceDatabase implements AutoCloseable {
     public static final int HOUSEKEEPING_CONNECTIONS = 2;
 
     private final HikariDataSource dataSource;
+    private final DataSource migrations;
     private final String schema;
 
-    private FenceDatabase(HikariDataSource dataSource, String schema) {
+    private FenceDatabase(HikariDataSource dataSource, DataSource migrations, String schema) {
         this.dataSource = dataSource;
+        this.migrations = migrations;
         this.schema = schema;
     }
 
@@ -70,12 +74,33 @@ public final class FenceDatabase implements AutoCloseable {
                 + " -c idle_in_transaction_session_timeout=" + (ms + 5_000) + " -c fencegate.gateway=on"
                 + " -c plan_cache_mode=force_generic_plan -c enable_seqscan=off -c jit=off"
                 + (namingKey.isEmpty() ? "" : " -c fencegate.naming=" + namingKey));
-        return new FenceDatabase(new HikariDataSource(hikari), config.schema());
+        return new FenceDatabase(new HikariDataSource(hikari), migrations(config, ms), config.schema());
+    }
+
+    /**
+     * Connections of their own for migrations, without the pool's statement and socket timeouts:
+     * a migration that rewrites a large fence table runs as long as it must, where under the
+     * pool's bounds it would be cancelled and tried again forever, holding the table's lock each
+     * time. The lock is still waited for only as long as a fence check is, so a migration that
+     * cannot get its lock fails fast and is tried again at the next check, instead of queueing
+     * every gateway's statements behind it.
+     */
+    private static DataSource migrations(DatabaseConfig config, long lockTimeoutMillis) {
+        PGSimpleDataSource migrations = new PGSimpleDataSource();
+        migrations.setURL(config.url());
+        migrations.setUser(config.user());
+        migrations.setPassword(config.password());
+        migrations.setTcpKeepAlive(true);
+        migrations.setApplicationName("fencegate/" + config.schema() + "/migrations");
+        migrations.setConnectTimeout((int) Math.max(1, Duration.ofMillis(lockTimeoutMillis).toSeconds()));
+        migrations.setSocketTimeout(0);
+        migrations.setOptions("-c lock_timeout=" + lockTimeoutMillis + " -c statement_timeout=0 -c fencegate.gateway=on");
+        return migrations;
     }
 
     public MigrateResult migrate() {
         return Flyway.configure()
-                .dataSource(dataSource)
+                .dataSource(migrations)
                 .locations("classpath:db/migration")
                 .schemas(schema)
                 .defaultSchema(schema)
