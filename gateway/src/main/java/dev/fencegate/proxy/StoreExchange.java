@@ -4,8 +4,10 @@ import dev.fencegate.fence.SendWindow;
 import dev.fencegate.http.Outcome;
 import dev.fencegate.http.Problem;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelException;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
@@ -298,7 +300,7 @@ final class StoreExchange {
             afterStore.ended(!sentToStore);
             cancelDeadline();
             if (store != null) {
-                store.close();
+                reset(store);
             }
         }
     }
@@ -360,9 +362,26 @@ final class StoreExchange {
         cancelDeadline();
         if (store != null) {
             store.pipeline().get(StoreResponseReceiver.class).unbind();
-            store.close();
+            reset(store);
         }
         listener.exchangeFailed(outcome, detail);
+    }
+
+    /**
+     * Closes a store connection whose request the gateway gave up on with a reset, not a FIN: a
+     * close would still send whatever the kernel holds of the request (megabytes, on a slow link),
+     * and the store could receive it whole and apply it after the hold for an unknown outcome ended
+     * and a higher token went ahead. Bytes already on the wire are the store's, as any sent.
+     */
+    private static void reset(Channel store) {
+        if (store.isActive()) {
+            try {
+                store.config().setOption(ChannelOption.SO_LINGER, 0);
+            } catch (ChannelException e) {
+                // The socket went meanwhile: nothing of it is left to send.
+            }
+        }
+        store.close();
     }
 
     private void releaseCheckedAnswer() {
