@@ -20,6 +20,8 @@ import java.util.ArrayDeque;
 final class StoreConnections {
 
     private static final int MAX_IDLE_PER_LOOP = 256;
+    /** What the kernel may hold of a request beyond what is on the wire: see {@link Transport#boundUnsent}. */
+    private static final long UNSENT_IN_KERNEL = 128 * 1024;
 
     private final Bootstrap bootstrap;
     private final HostPort store;
@@ -32,7 +34,7 @@ final class StoreConnections {
 
     StoreConnections(Transport transport, HostPort store, Duration connectTimeout, WriteBufferWaterMark waterMark) {
         this.store = store;
-        this.bootstrap = new Bootstrap()
+        this.bootstrap = transport.boundUnsent(new Bootstrap(), UNSENT_IN_KERNEL)
                 .channel(transport.clientChannel())
                 .option(ChannelOption.AUTO_READ, false)
                 .option(ChannelOption.TCP_NODELAY, true)

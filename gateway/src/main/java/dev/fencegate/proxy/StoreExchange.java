@@ -3,12 +3,15 @@ package dev.fencegate.proxy;
 import dev.fencegate.fence.SendWindow;
 import dev.fencegate.http.Outcome;
 import dev.fencegate.http.Problem;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelException;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -72,6 +75,8 @@ final class StoreExchange {
     private boolean skippingInformational;
     /** Set when the store's answer must be checked whole before the client sees any of it. */
     private CheckedAnswer checkedAnswer;
+    /** The request's end, held back until what was written before it has gone to the kernel. */
+    private LastHttpContent heldEnd;
 
     /** Told once when the exchange ends, whether the store's outcome is known. */
     interface AfterStore {
@@ -160,17 +165,85 @@ final class StoreExchange {
             ((LastHttpContent) content).trailingHeaders().clear();
         }
         headUnflushed = false;
+        if (last && socketFull()) {
+            holdEnd((LastHttpContent) content);
+            return;
+        }
         ChannelFuture written = store.writeAndFlush(content);
         if (last) {
-            requestEnd = written;
-            requestComplete = true;
-            if (responseComplete) {
-                complete();
-            }
+            ended(written);
         } else if (store.isWritable()) {
             readClient();
         } else {
             clientReadPending = true;
+        }
+    }
+
+    private void ended(ChannelFuture written) {
+        requestEnd = written;
+        requestComplete = true;
+        if (responseComplete) {
+            complete();
+        }
+    }
+
+    /** Whether bytes flushed to the store connection wait in its buffer for the socket to take them. */
+    private boolean socketFull() {
+        ChannelOutboundBuffer pending = store.unsafe().outboundBuffer();
+        return pending != null && !pending.isEmpty();
+    }
+
+    /**
+     * The window is checked as a chunk is handed to the connection, but a chunk queued behind a
+     * full socket leaves when the socket drains, and the event loop flushes it before it runs its
+     * timers, so after a pause of this process (a long GC, a stalled VM) the request's end would go
+     * out unchecked, after its registration expired and a higher token went ahead. So under
+     * backpressure the end is held: all of it but its last byte (for a chunked body, the final
+     * empty chunk) is written now, and the rest only once everything before it has gone to the
+     * kernel, after the window is checked again. The store applies nothing before that byte.
+     */
+    private void holdEnd(LastHttpContent end) {
+        if (end.content().readableBytes() > 1) {
+            int body = end.content().readableBytes() - 1;
+            store.write(new DefaultHttpContent(end.content().readRetainedSlice(body)));
+        }
+        heldEnd = end;
+        store.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(flushed -> store.eventLoop().execute(this::sendHeldEnd));
+    }
+
+    private void sendHeldEnd() {
+        LastHttpContent end = heldEnd;
+        heldEnd = null;
+        if (end == null) {
+            return;
+        }
+        if (finished) {
+            end.release();
+            return;
+        }
+        if (window.closed()) {
+            end.release();
+            expire();
+            return;
+        }
+        ChannelFuture written = store.writeAndFlush(end);
+        if (!written.isDone()) {
+            // The kernel had no room even for this: it waits in the connection's buffer. Should it
+            // leave only after the window closed, the reset drops it from the kernel's queue, where
+            // it follows everything the full socket still held.
+            written.addListener(sent -> {
+                if (!finished && window.closed()) {
+                    fail(Outcome.ADMISSION_EXPIRED, "the end of the write left for the store after its admission expired", false);
+                }
+            });
+        }
+        ended(written);
+    }
+
+    private void releaseHeldEnd() {
+        if (heldEnd != null) {
+            heldEnd.release();
+            heldEnd = null;
         }
     }
 
@@ -297,6 +370,7 @@ final class StoreExchange {
         if (!finished) {
             finished = true;
             releaseCheckedAnswer();
+            releaseHeldEnd();
             afterStore.ended(!sentToStore);
             cancelDeadline();
             if (store != null) {
@@ -327,6 +401,7 @@ final class StoreExchange {
 
     private void complete() {
         finished = true;
+        releaseHeldEnd();
         afterStore.ended(true);
         cancelDeadline();
         StoreResponseReceiver receiver = store.pipeline().get(StoreResponseReceiver.class);
@@ -358,6 +433,7 @@ final class StoreExchange {
     private void fail(Outcome outcome, String detail, boolean outcomeKnown) {
         finished = true;
         releaseCheckedAnswer();
+        releaseHeldEnd();
         afterStore.ended(outcomeKnown);
         cancelDeadline();
         if (store != null) {

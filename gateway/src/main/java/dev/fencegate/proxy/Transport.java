@@ -1,9 +1,11 @@
 package dev.fencegate.proxy;
 
+import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
@@ -23,6 +25,17 @@ record Transport(String name, IoHandlerFactory handlers,
             return new Transport("epoll", EpollIoHandler.newFactory(), EpollServerSocketChannel.class, EpollSocketChannel.class);
         }
         return new Transport("nio", NioIoHandler.newFactory(), NioServerSocketChannel.class, NioSocketChannel.class);
+    }
+
+    /**
+     * Keeps at most {@code bytes} of a connection's writes unsent in the kernel (Linux's
+     * {@code TCP_NOTSENT_LOWAT}, under epoll; NIO cannot set it): the rest waits in the gateway,
+     * where a write's send window can still stop it, rather than in a send buffer the kernel grows
+     * to megabytes and delivers whatever this process does.
+     */
+    Bootstrap boundUnsent(Bootstrap bootstrap, long bytes) {
+        return Epoll.isAvailable() && clientChannel == EpollSocketChannel.class
+                ? bootstrap.option(EpollChannelOption.TCP_NOTSENT_LOWAT, bytes) : bootstrap;
     }
 
     EventLoopGroup newGroup(int threads) {
