@@ -62,11 +62,13 @@ public final class Gateway implements AutoCloseable {
                     log.warn("Store {} not reachable now ({}); requests get 502 until it answers", config.upstream(), problem));
             HostPort listening = new HostPort(config.listen().host(), server.port());
             HostPort adminListening = new HostPort(config.adminListen().host(), admin.port());
+            String tokens = config.safety().requiresSignatures() ? "tokens signed" : "tokens unsigned";
             if (readiness.ready()) {
-                log.info("Fencegate ready on {} (admin {}), fences in {}", listening, adminListening, config.database().describe());
+                log.info("Fencegate ready on {} (admin {}), fences in {}, {}", listening, adminListening,
+                        config.database().describe(), tokens);
             } else {
-                log.error("Fencegate NOT READY on {} (admin {}): {}; writes get 503 and /readyz 503 until that is fixed",
-                        listening, adminListening, readiness.describe());
+                log.error("Fencegate NOT READY on {} (admin {}), {}: {}; writes get 503 and /readyz 503 until that is fixed",
+                        listening, adminListening, tokens, readiness.describe());
             }
             return new Gateway(readiness, fences, admin, server, runtimeMetrics);
         } catch (InterruptedException | RuntimeException e) {

@@ -23,7 +23,8 @@ public record EffectiveSettings(ConfigFile file, Map<Setting, SettingValue> valu
 
     /**
      * @param flags what the command line set
-     * @param env   the process environment; an empty variable counts as unset, as {@code ${VAR:-default}} does
+     * @param env   the process environment; an empty variable counts as unset, as {@code ${VAR:-default}} does,
+     *              except for a setting that {@linkplain Setting#refusesEmpty refuses an empty value}
      */
     public static EffectiveSettings resolve(Map<Setting, String> flags, Map<String, String> env, ConfigFile file) {
         Map<Setting, SettingValue> values = new EnumMap<>(Setting.class);
@@ -32,7 +33,7 @@ public record EffectiveSettings(ConfigFile file, Map<Setting, SettingValue> valu
             SettingValue value;
             if (flags.containsKey(setting)) {
                 value = new SettingValue(setting, flags.get(setting), SettingValue.Source.FLAG, setting.flag());
-            } else if (fromEnv != null && !fromEnv.isEmpty()) {
+            } else if (fromEnv != null && (!fromEnv.isEmpty() || setting.refusesEmpty())) {
                 value = new SettingValue(setting, fromEnv, SettingValue.Source.ENV, setting.variable());
             } else if (file.values().containsKey(setting)) {
                 value = new SettingValue(setting, file.values().get(setting), SettingValue.Source.FILE, file.origin(setting));
@@ -57,7 +58,12 @@ public record EffectiveSettings(ConfigFile file, Map<Setting, SettingValue> valu
     }
 
     public String text(Setting setting) {
-        return values.get(setting).value();
+        SettingValue value = values.get(setting);
+        if (setting.refusesEmpty() && value.source() != SettingValue.Source.DEFAULT && value.value().isEmpty()) {
+            throw new IllegalArgumentException(setting.flag() + ": given empty (expected a value; leave the setting out"
+                    + " to mean none, since an empty value is most often a variable that was not set)" + value.blame());
+        }
+        return value.value();
     }
 
     public int integer(Setting setting) {

@@ -44,6 +44,11 @@ public record SafetyConfig(boolean allowUnsafeDurability, boolean requireSyncSta
         return new SafetyConfig(false, false, 100_000);
     }
 
+    /** Whether every token must carry its issuer's signature. */
+    public boolean requiresSignatures() {
+        return !tokenKeyFile.isEmpty();
+    }
+
     /** The signing key: the UTF-8 bytes of the file's text without surrounding whitespace. */
     public Optional<byte[]> tokenKey() {
         return tokenKeyFile.isEmpty() ? Optional.empty() : Optional.of(readKey(tokenKeyFile));

@@ -79,6 +79,19 @@ public enum Setting {
         return defaultValue;
     }
 
+    /**
+     * Whether a value given empty is refused rather than read as the default. These settings are
+     * off when empty (no signature check, no TLS, no admin token), and an empty value given on
+     * purpose is most often a variable that was not set ({@code --token-key-file "$KEYFILE"}) or a
+     * YAML key left blank: read as "off", it would turn a check off without a word.
+     */
+    public boolean refusesEmpty() {
+        return switch (this) {
+            case TOKEN_KEY_FILE, TLS_KEYSTORE, TLS_CLIENT_TRUSTSTORE, ADMIN_TOKEN -> true;
+            default -> false;
+        };
+    }
+
     /** Never printed: check-config and logs show it masked. */
     public boolean secret() {
         return secret;

@@ -82,6 +82,43 @@ class CheckConfigCommandTest {
         assertThat(err.toString()).contains("--admin-token: missing");
     }
 
+    /** An empty --token-key-file (an unset variable in a unit file) silently turns signature checks off. */
+    @Test
+    void anExplicitlyEmptyTokenKeyFileExitsTwo() {
+        int status = run(Map.of(), "--upstream", "http://store:9000", "--token-key-file", "");
+
+        assertThat(status).as(out.toString()).isEqualTo(2);
+        assertThat(err.toString()).contains("--token-key-file");
+    }
+
+    /**
+     * Each setting that is off when empty is refused when given empty, wherever: a variable set to
+     * nothing, a key left blank or {@code ~} in the file, an empty flag over a variable that names a file.
+     */
+    @Test
+    void anEmptyValueThatWouldTurnSomethingOffExitsTwoWhereverItIsGiven() throws IOException {
+        Path blank = Files.writeString(dir.resolve("blank.yml"), "upstream: http://store:9000\ntls-keystore:\n");
+        Path tilde = Files.writeString(dir.resolve("tilde.yml"), "upstream: http://store:9000\nadmin-token: ~\n");
+        Map<String, String> upstream = Map.of("FENCEGATE_UPSTREAM", "http://store:9000");
+
+        assertRefused(run(Map.of("FENCEGATE_UPSTREAM", "http://store:9000", "FENCEGATE_TOKEN_KEY_FILE", "")),
+                "--token-key-file: given empty", "; set by FENCEGATE_TOKEN_KEY_FILE");
+        assertRefused(run(Map.of(), "--config", blank.toString()), "--tls-keystore: given empty", "; set by tls-keystore in " + blank);
+        assertRefused(run(Map.of(), "--config", tilde.toString()), "--admin-token: given empty", "; set by admin-token in " + tilde);
+        assertRefused(run(upstream, "--tls-client-truststore", ""), "--tls-client-truststore: given empty", "expected a value");
+        assertRefused(run(Map.of("FENCEGATE_UPSTREAM", "http://store:9000", "FENCEGATE_TOKEN_KEY_FILE", "/etc/fencegate/key"),
+                "--token-key-file", ""), "--token-key-file: given empty", "expected a value");
+    }
+
+    /** Left out, each is off, as before. */
+    @Test
+    void theSameSettingsLeftOutAreOff() {
+        int status = run(Map.of("FENCEGATE_DB_USER", ""), "--upstream", "http://store:9000");
+
+        assertThat(status).as(err.toString()).isZero();
+        assertThat(lines()).contains("token-key-file = \"\" (default)", "admin-token = \"\" (default)");
+    }
+
     @Test
     void isASubcommandOfFencegate() {
         assertThat(Fencegate.commandLine().getSubcommands()).containsKey("check-config");
@@ -92,6 +129,13 @@ class CheckConfigCommandTest {
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
         return cli.execute(args);
+    }
+
+    private void assertRefused(int status, String start, String more) {
+        assertThat(status).as(err.toString()).isEqualTo(2);
+        assertThat(err.toString()).startsWith(start).contains(more);
+        err.getBuffer().setLength(0);
+        out.getBuffer().setLength(0);
     }
 
     private List<String> lines() {

@@ -54,6 +54,17 @@ class ShortErrorsTest {
         assertThat(err.toString().lines().count()).isEqualTo(2);
     }
 
+    /** An unset variable in {@code --token-key-file "$KEYFILE"} must not start a gateway that checks no signatures. */
+    @Test
+    void anEmptyTokenKeyFileStopsServeNamingTheFlag() {
+        // The admin port off loopback without a token would stop it too, but only after every setting is read.
+        int status = run("serve", "--upstream", "http://127.0.0.1:9", "--admin-listen", "0.0.0.0:0", "--token-key-file", "");
+
+        assertThat(status).isEqualTo(2);
+        assertThat(err.toString()).startsWith("--token-key-file: given empty (expected a value;");
+        assertThat(err.toString().lines().count()).isEqualTo(2);
+    }
+
     @Test
     void checkConfigSaysTheSameAboutAKeyTooShort() throws IOException {
         Path key = Files.writeString(dir.resolve("key.txt"), "short-key\n");

@@ -20,7 +20,10 @@ import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
-/** What the packaged gateway says when it starts: the ports it really bound, and whether it is really ready. */
+/**
+ * What the packaged gateway says when it starts: the ports it really bound, whether it is really
+ * ready, and whether tokens must be signed.
+ */
 class StartLineIT {
 
     private static final Pattern READY = Pattern.compile("Fencegate ready on 127\\.0\\.0\\.1:(\\d+) \\(admin 127\\.0\\.0\\.1:(\\d+)\\)");
@@ -29,13 +32,22 @@ class StartLineIT {
     void theReadyLineShowsThePortsActuallyBoundAndAnUnreachableStoreIsAWarning() throws Exception {
         DatabaseConfig database = TestPostgres.config(TestPostgres.newSchema("start_line"));
         int closedStorePort = GatewayProcess.freePort();
-        String output = runUntil("Fencegate ready on", database.url(), database, "--upstream", "http://127.0.0.1:" + closedStorePort);
+        Path key = Files.writeString(Files.createTempFile("fencegate-start", ".key"), "start-line-key-of-at-least-thirty-two-bytes\n");
+        String output;
+        try {
+            output = runUntil("Fencegate ready on", database.url(), database, "--upstream", "http://127.0.0.1:" + closedStorePort,
+                    "--token-key-file", key.toString());
+        } finally {
+            Files.deleteIfExists(key);
+        }
 
         Matcher ready = READY.matcher(output);
         assertThat(ready.find()).as(output).isTrue();
         assertThat(Integer.parseInt(ready.group(1))).isPositive();
         assertThat(Integer.parseInt(ready.group(2))).isPositive();
         assertThat(output).contains("Store http://127.0.0.1:" + closedStorePort + " not reachable now (");
+        assertThat(output.lines().filter(line -> line.contains("Fencegate ready on"))).singleElement().asString()
+                .endsWith(", tokens signed");
     }
 
     @Test
@@ -48,6 +60,7 @@ class StartLineIT {
         assertThat(output).doesNotContain("Fencegate ready");
         assertThat(output.lines().filter(line -> line.contains("Fencegate NOT READY on 127.0.0.1:")))
                 .singleElement().asString()
+                .contains("), tokens unsigned: ")
                 .contains("database \"fencegate_no_such_database\" does not exist (check the database named in --db-url)")
                 .doesNotContain(":0 ");
     }
