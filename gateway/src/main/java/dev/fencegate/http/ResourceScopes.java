@@ -10,7 +10,8 @@ import java.util.Optional;
  * output is many objects: with a scope such as {@code /{bucket}/jobs/{job}/**} every object
  * under one job shares the job's fence, so a paused worker cannot add an object the new holder
  * has not written yet. Templates are literal segments, {@code {name}} for one segment, and a
- * final {@code **} for one or more segments below.
+ * final {@code **} for one or more segments below. A literal segment is written as keys spell it
+ * ({@link ResourcePaths}): {@code date=2024}, not {@code date%3D2024}.
  */
 public final class ResourceScopes {
 
@@ -59,8 +60,32 @@ public final class ResourceScopes {
                 throw new IllegalArgumentException("--scopes: '" + text + "' has segment '" + segment
                         + "' (expected a literal segment or {name})");
             }
+            if (!placeholder) {
+                checkCanonical(text, segment);
+            }
         }
         return new Template(text, segments);
+    }
+
+    /**
+     * A literal segment is compared with canonical keys, so one spelt otherwise would match no
+     * write: the scope would silently not exist, and under per-object each object would keep a
+     * fence of its own.
+     */
+    private static void checkCanonical(String text, String segment) {
+        String problem = "' has segment '" + segment + "', which no write's key holds";
+        if (segment.contains("?")) {
+            throw new IllegalArgumentException("--scopes: '" + text + problem + " (expected '?' written %3F, since it starts a query)");
+        }
+        ResourcePaths.PathParse parse = ResourcePaths.canonicalise("/" + segment);
+        if (parse instanceof ResourcePaths.PathParse.Refused refused) {
+            throw new IllegalArgumentException("--scopes: '" + text + problem + " (expected a segment a request path may hold,"
+                    + " but '/" + segment + "' is refused: " + refused.detail() + ")");
+        }
+        String canonical = ((ResourcePaths.PathParse.Canonical) parse).key().value().substring(1);
+        if (!canonical.equals(segment)) {
+            throw new IllegalArgumentException("--scopes: '" + text + problem + " (expected it as keys spell it: '" + canonical + "')");
+        }
     }
 
     /** The resource a write to canonical path {@code path} is fenced under, or empty when it must be refused. */

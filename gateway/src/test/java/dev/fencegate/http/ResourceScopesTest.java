@@ -44,6 +44,43 @@ class ResourceScopesTest {
                 .isEqualTo(Optional.of(new ResourceKey("/a/b")));
     }
 
+    /**
+     * A literal segment is compared with canonical keys, so one that is not canonical matches
+     * nothing: under per-object the scope silently does not apply, and a paused worker adds objects
+     * to its old job at its own per-object fence.
+     */
+    @Test
+    void aTemplateWhoseLiteralSegmentIsNotCanonicalIsRefused() {
+        for (String bad : new String[] {"/{b}/date%3D2024/{job}/**", "/{b}/caf%c3%a9/{job}/**", "/{b}/a+b/{job}/**",
+                "/{b}/./{job}/**", "/{b}/x;y/{job}/**", "/{b}/x y/{job}/**"}) {
+            assertThatThrownBy(() -> ResourceScopes.parse(bad, ResourceScopes.Unscoped.PER_OBJECT)).as(bad)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--scopes");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "/{b}/date%3D2024/{job}/** | expected it as keys spell it: 'date=2024'",
+            "/{b}/caf%c3%a9/{job}/**   | expected it as keys spell it: 'caf%C3%A9'",
+            "/{b}/x%7e/{job}/**        | expected it as keys spell it: 'x~'",
+            "/{b}/../{job}/**          | a dot segment",
+            "/{b}/a+b/{job}/**         | send it as %2B",
+            "/{b}/a?b/{job}/**         | expected '?' written %3F"})
+    void aRefusedLiteralSegmentIsNamedWithTheSpellingExpected(String template, String expected) {
+        assertThatThrownBy(() -> ResourceScopes.parse(template, ResourceScopes.Unscoped.REFUSE))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("--scopes: '" + template + "' has segment")
+                .hasMessageContaining(expected);
+    }
+
+    @Test
+    void aLiteralSegmentSpeltAsKeysAreMatchesTheWritesUnderIt() {
+        ResourceScopes canonical = ResourceScopes.parse("/{b}/date=2024/caf%C3%A9/{job}/**", ResourceScopes.Unscoped.PER_OBJECT);
+
+        assertThat(canonical.resourceOf(new ResourceKey("/b/date=2024/caf%C3%A9/7/part-0")))
+                .hasValue(new ResourceKey("/b/date=2024/caf%C3%A9/7"));
+    }
+
     @Test
     void malformedTemplatesAreRefusedNamingTheSetting() {
         for (String bad : new String[] {"jobs/**", "/{bucket}/jobs", "/a/**/b/**", "/{}/x/**", "/a{b}/**", "//**"}) {
