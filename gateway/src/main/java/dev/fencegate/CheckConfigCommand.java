@@ -14,6 +14,7 @@ import picocli.CommandLine.Spec;
 /**
  * Prints the settings {@code serve} would run with, each with where it came from, secrets
  * masked; exits 0 when they are valid and 2, with the message naming the setting, when not.
+ * Valid means what {@code serve} reads before it opens anything: the config and the scopes.
  */
 @Command(name = "check-config", mixinStandardHelpOptions = true,
         description = "Print the effective settings (name = value (source)) and check them; exit 2 if invalid.")
@@ -52,9 +53,9 @@ public final class CheckConfigCommand implements Callable<Integer> {
         settings.lines().forEach(out::println);
         out.flush();
         try {
-            GatewayConfigReader.read(settings);
+            Gateway.naming(GatewayConfigReader.read(settings));
         } catch (IllegalArgumentException e) {
-            err.println(e.getMessage());
+            err.println(settings.explain(e).getMessage());
             return INVALID;
         }
         return 0;

@@ -44,9 +44,7 @@ public final class Gateway implements AutoCloseable {
     public static Gateway start(GatewayConfig config) throws InterruptedException {
         Readiness readiness = new Readiness();
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        FenceService fences = FenceService.start(config, FenceNaming.of(config.limits().storeKind().value(),
-                config.limits().virtualHostDomainList(), config.upstreamPathPrefix(), config.scopes().templates()),
-                readiness, registry);
+        FenceService fences = FenceService.start(config, naming(config), readiness, registry);
         // Hikari takes a registry on a running pool (once): connections, pending threads, acquire times.
         fences.database().dataSource().setMetricRegistry(registry);
         RuntimeMetrics runtimeMetrics = RuntimeMetrics.bindTo(registry);
@@ -79,6 +77,15 @@ public final class Gateway implements AutoCloseable {
             fences.close();
             throw e;
         }
+    }
+
+    /**
+     * How these settings name the resources they fence. Reading the scopes here refuses a template
+     * start could not use, so check-config runs it too.
+     */
+    static FenceNaming naming(GatewayConfig config) {
+        return FenceNaming.of(config.limits().storeKind().value(), config.limits().virtualHostDomainList(),
+                config.upstreamPathPrefix(), config.scopes().templates());
     }
 
     public int port() {

@@ -1,8 +1,11 @@
 package dev.fencegate.config;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * Bounds on what clients may send and who may vouch for them; past a bound the request is
@@ -21,6 +24,8 @@ public record Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySi
                      String trustedProxies, String virtualHostDomains, StoreKind storeKind, Duration headTimeout) {
 
     public static final Duration DEFAULT_HEAD_TIMEOUT = Duration.ofSeconds(10);
+    private static final Pattern IPV4 = Pattern.compile("((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\\.){3}"
+            + "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])");
 
     public Limits {
         if (maxInitialLineLength < 256) {
@@ -43,6 +48,7 @@ public record Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySi
                     + " (expected more than 0)");
         }
         trustedProxies = trustedProxies == null ? "" : trustedProxies.strip();
+        split(trustedProxies).forEach(Limits::checkTrustedProxy);
         virtualHostDomains = virtualHostDomains == null ? "" : virtualHostDomains.strip();
         if (storeKind == StoreKind.S3_VIRTUAL_HOST) {
             checkVirtualHostDomains(split(virtualHostDomains));
@@ -62,6 +68,24 @@ public record Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySi
     /** The same limits in front of another kind of store. */
     public Limits withStoreKind(StoreKind kind, String domains) {
         return new Limits(maxInitialLineLength, maxHeaderSize, maxBodySize, maxHeaderCount, maxConnections, trustedProxies, domains, kind, headTimeout);
+    }
+
+    /** An address literal, decided without a DNS lookup: a name would trust whatever it resolves to. */
+    private static void checkTrustedProxy(String address) {
+        boolean literal = IPV4.matcher(address).matches();
+        if (!literal && address.contains(":") && address.matches("[0-9a-fA-F:.]+")) {
+            try {
+                // In brackets, the text is read as an IPv6 literal or refused, never looked up.
+                InetAddress.getByName("[" + address + "]");
+                literal = true;
+            } catch (UnknownHostException e) {
+                literal = false;
+            }
+        }
+        if (!literal) {
+            throw new IllegalArgumentException("--trusted-proxies: '" + address
+                    + "' (expected IP addresses such as 10.0.0.7 or fd00::7, separated by commas)");
+        }
     }
 
     /**

@@ -82,6 +82,25 @@ class CheckConfigCommandTest {
         assertThat(err.toString()).contains("--admin-token: missing");
     }
 
+    /** What serve refuses to start with, or runs with every write refused, check-config must not call valid. */
+    @Test
+    void settingsServeRefusesExitTwo() {
+        for (String[] bad : new String[][] {{"--scopes", "foo"}, {"--trusted-proxies", "notanip"}}) {
+            int status = run(Map.of(), "--upstream", "http://store:9000", bad[0], bad[1]);
+
+            assertThat(status).as(String.join(" ", bad)).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aBadScopeIsBlamedOnWhereItWasSet() {
+        int status = run(Map.of("FENCEGATE_SCOPES", "/{b}/date%3D2024/{job}/**"), "--upstream", "http://store:9000");
+
+        assertThat(status).isEqualTo(2);
+        assertThat(err.toString()).startsWith("--scopes: '/{b}/date%3D2024/{job}/**' has segment 'date%3D2024'")
+                .contains("'date=2024'").contains("; set by FENCEGATE_SCOPES");
+    }
+
     /** An empty --token-key-file (an unset variable in a unit file) silently turns signature checks off. */
     @Test
     void anExplicitlyEmptyTokenKeyFileExitsTwo() {

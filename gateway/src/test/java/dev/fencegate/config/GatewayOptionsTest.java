@@ -111,6 +111,14 @@ class GatewayOptionsTest {
                 .hasMessageContaining("--upstream").hasMessageContaining("expected");
     }
 
+    /** Decided from the text: a name, even one spelt in hex digits like 'cafe', would trust whatever it resolves to. */
+    @Test
+    void trustedProxiesAreAddressLiterals() {
+        GatewayConfig config = configOf("--upstream", UPSTREAM, "--trusted-proxies", "10.0.0.7, fd00::7,::1,0.0.0.0");
+
+        assertThat(config.limits().trustedProxyList()).containsExactly("10.0.0.7", "fd00::7", "::1", "0.0.0.0");
+    }
+
     /** The address holds the bare IPv6 literal, as {@code --listen [::1]:8080} does; brackets are for printing. */
     @Test
     void anIpv6UpstreamGivesTheBareAddress() {
@@ -170,6 +178,11 @@ class GatewayOptionsTest {
                 Arguments.of("--allow-unsafe-durability", "yes", "expected true or false"),
                 Arguments.of("--remembered-fences", "10", "expected 1000 to 50000000"),
                 Arguments.of("--access-log", "xml", "expected json or off"),
+                Arguments.of("--trusted-proxies", "10.0.0.7,notanip", "'notanip' (expected IP addresses"),
+                Arguments.of("--trusted-proxies", "cafe", "'cafe' (expected IP addresses"),
+                Arguments.of("--trusted-proxies", "10.0.0.256", "'10.0.0.256' (expected IP addresses"),
+                Arguments.of("--trusted-proxies", "010.0.0.7", "'010.0.0.7' (expected IP addresses"),
+                Arguments.of("--trusted-proxies", "fd00::7::1", "'fd00::7::1' (expected IP addresses"),
                 Arguments.of("--admin-token", "short", "expected 16 to 512 visible ASCII characters"),
                 Arguments.of("--multipart-upload-lifetime", "59s", "expected 1m to 36500d"),
                 Arguments.of("--multipart-upload-lifetime", "36501d", "expected 1m to 36500d"),
