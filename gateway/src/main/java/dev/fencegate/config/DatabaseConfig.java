@@ -17,9 +17,7 @@ public record DatabaseConfig(String url, String schema, String user, String pass
         if (poolSize < 1 || poolSize > 1_000) {
             throw new IllegalArgumentException("--db-pool-size: " + poolSize + " (expected 1 to 1000)");
         }
-        if (checkTimeout.isNegative() || checkTimeout.isZero() || checkTimeout.compareTo(Duration.ofSeconds(60)) > 0) {
-            throw new IllegalArgumentException("--fence-timeout: " + Durations.format(checkTimeout) + " (expected more than 0 and at most 60s)");
-        }
+        Durations.requireTimeout("--fence-timeout", checkTimeout, Duration.ofSeconds(60));
     }
 
     /** Records print every component; this one must not print the password. */

@@ -7,6 +7,12 @@ import java.util.regex.Pattern;
 /** Durations as operators write them: {@code 250ms}, {@code 5s}, {@code 2m}, {@code 6h}, {@code 7d}. */
 public final class Durations {
 
+    /**
+     * The longest a timeout may be. Timeouts become nanoseconds added to {@code System.nanoTime()},
+     * and the connect timeout int milliseconds; a day is past any wait worth having and far below
+     * where those overflow (about 24 days for int milliseconds).
+     */
+    public static final Duration LONGEST_TIMEOUT = Duration.ofDays(1);
     private static final long DAY_MILLIS = Duration.ofDays(1).toMillis();
     private static final Pattern FORM = Pattern.compile("(\\d{1,9})(ms|s|m|h|d)");
 
@@ -26,6 +32,14 @@ public final class Durations {
             case "h" -> Duration.ofHours(amount);
             default -> Duration.ofDays(amount);
         };
+    }
+
+    /** Refuses a timeout that is missing, not above 0 or above {@code longest}, naming its flag. */
+    static void requireTimeout(String flag, Duration timeout, Duration longest) {
+        if (timeout == null || timeout.isNegative() || timeout.isZero() || timeout.compareTo(longest) > 0) {
+            throw new IllegalArgumentException(flag + ": " + (timeout == null ? "missing" : format(timeout))
+                    + " (expected more than 0 and at most " + format(longest) + ")");
+        }
     }
 
     public static String format(Duration duration) {

@@ -57,9 +57,9 @@ public record GatewayConfig(
         if (ioThreads < 1 || ioThreads > 256) {
             throw new IllegalArgumentException("--io-threads: " + ioThreads + " (expected 1 to 256)");
         }
-        requirePositive("--upstream-connect-timeout", upstreamConnectTimeout);
-        requirePositive("--upstream-timeout", upstreamTimeout);
-        requirePositive("--client-idle-timeout", clientIdleTimeout);
+        Durations.requireTimeout("--upstream-connect-timeout", upstreamConnectTimeout, Durations.LONGEST_TIMEOUT);
+        Durations.requireTimeout("--upstream-timeout", upstreamTimeout, Durations.LONGEST_TIMEOUT);
+        Durations.requireTimeout("--client-idle-timeout", clientIdleTimeout, Durations.LONGEST_TIMEOUT);
         if (!adminListen.isLoopback() && operations.adminTokenIfSet().isEmpty()) {
             // The admin port can raise fences; off loopback it must not be open to whoever reaches it.
             throw new IllegalArgumentException("--admin-token: missing (expected a token of 16 or more characters,"
@@ -81,11 +81,5 @@ public record GatewayConfig(
     public String upstreamPathPrefix() {
         String path = upstream.getRawPath() == null ? "" : upstream.getRawPath();
         return path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
-    }
-
-    private static void requirePositive(String name, Duration value) {
-        if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException(name + ": " + Durations.format(value) + " (expected more than 0)");
-        }
     }
 }

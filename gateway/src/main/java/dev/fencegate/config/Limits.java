@@ -43,10 +43,7 @@ public record Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySi
         if (maxConnections < 1) {
             throw new IllegalArgumentException("--max-connections: " + maxConnections + " (expected at least 1)");
         }
-        if (headTimeout == null || headTimeout.isNegative() || headTimeout.isZero()) {
-            throw new IllegalArgumentException("--head-timeout: " + (headTimeout == null ? "missing" : Durations.format(headTimeout))
-                    + " (expected more than 0)");
-        }
+        Durations.requireTimeout("--head-timeout", headTimeout, Durations.LONGEST_TIMEOUT);
         trustedProxies = trustedProxies == null ? "" : trustedProxies.strip();
         split(trustedProxies).forEach(Limits::checkTrustedProxy);
         virtualHostDomains = virtualHostDomains == null ? "" : virtualHostDomains.strip();

@@ -85,7 +85,8 @@ class CheckConfigCommandTest {
     /** What serve refuses to start with, or runs with every write refused, check-config must not call valid. */
     @Test
     void settingsServeRefusesExitTwo() {
-        for (String[] bad : new String[][] {{"--scopes", "foo"}, {"--trusted-proxies", "notanip"}}) {
+        for (String[] bad : new String[][] {{"--scopes", "foo"}, {"--trusted-proxies", "notanip"},
+                {"--upstream-timeout", "200000d"}}) {
             int status = run(Map.of(), "--upstream", "http://store:9000", bad[0], bad[1]);
 
             assertThat(status).as(String.join(" ", bad)).isEqualTo(2);

@@ -111,6 +111,16 @@ class GatewayOptionsTest {
                 .hasMessageContaining("--upstream").hasMessageContaining("expected");
     }
 
+    /** Timeouts become nanoseconds on a clock, where 200000d overflowed and failed every write. */
+    @Test
+    void timeoutsOfUpToADayAreAccepted() {
+        GatewayConfig config = configOf("--upstream", UPSTREAM, "--upstream-timeout", "1d", "--upstream-connect-timeout", "24h",
+                "--client-idle-timeout", "1440m", "--head-timeout", "86400s");
+
+        assertThat(List.of(config.upstreamTimeout(), config.upstreamConnectTimeout(), config.clientIdleTimeout(),
+                config.limits().headTimeout())).containsOnly(Duration.ofDays(1));
+    }
+
     /** Decided from the text: a name, even one spelt in hex digits like 'cafe', would trust whatever it resolves to. */
     @Test
     void trustedProxiesAreAddressLiterals() {
@@ -168,8 +178,12 @@ class GatewayOptionsTest {
                 Arguments.of("--upstream-connect-timeout", "0ms", "expected more than 0"),
                 Arguments.of("--upstream-timeout", "0s", "expected more than 0"),
                 Arguments.of("--upstream-timeout", "1w", "expected a duration"),
+                Arguments.of("--upstream-timeout", "200000d", "200000d (expected more than 0 and at most 1d)"),
+                Arguments.of("--upstream-connect-timeout", "25d", "25d (expected more than 0 and at most 1d)"),
                 Arguments.of("--client-idle-timeout", "0m", "expected more than 0"),
+                Arguments.of("--client-idle-timeout", "1441m", "86460s (expected more than 0 and at most 1d)"),
                 Arguments.of("--head-timeout", "0s", "expected more than 0"),
+                Arguments.of("--head-timeout", "25h", "90000s (expected more than 0 and at most 1d)"),
                 Arguments.of("--max-uri-length", "255", "expected at least 256"),
                 Arguments.of("--max-header-size", "1023", "expected at least 1024"),
                 Arguments.of("--io-threads", "-1", "expected 1 to 256"),
