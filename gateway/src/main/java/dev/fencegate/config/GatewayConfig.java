@@ -44,6 +44,11 @@ public record GatewayConfig(
     }
 
     public GatewayConfig {
+        if (upstream.getRawAuthority() != null && upstream.getRawAuthority().contains("@")) {
+            throw new IllegalArgumentException("--upstream: '" + SettingValue.withoutUserinfo(upstream.toString())
+                    + "' (expected http://HOST[:PORT][/PATH] without a user or password: the gateway would not send them,"
+                    + " the store's clients authenticate themselves)");
+        }
         String scheme = upstream.getScheme();
         if (!"http".equals(scheme) || upstream.getHost() == null) {
             throw new IllegalArgumentException("--upstream: '" + upstream + "' (expected http://HOST[:PORT][/PATH])");

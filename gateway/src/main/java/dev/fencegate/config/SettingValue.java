@@ -1,6 +1,7 @@
 package dev.fencegate.config;
 
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * One setting's effective value and where it came from.
@@ -20,6 +21,7 @@ public record SettingValue(Setting setting, String value, Source source, String 
     }
 
     private static final String MASK = "********";
+    private static final Pattern USERINFO = Pattern.compile("//[^/?#]*@");
 
     /** {@code name = value (source)}, with secrets masked and never their length shown. */
     public String line() {
@@ -33,7 +35,12 @@ public record SettingValue(Setting setting, String value, Source source, String 
         if (value.isEmpty()) {
             return "\"\"";
         }
-        return setting.secret() ? MASK : value;
+        return setting.secret() ? MASK : withoutUserinfo(value);
+    }
+
+    /** A URL's user and password masked: refused in --upstream, they are still shown where they were set. */
+    static String withoutUserinfo(String text) {
+        return USERINFO.matcher(text).replaceFirst("//" + MASK + "@");
     }
 
     /** Appended to a message about this value: which variable or file line to fix. */

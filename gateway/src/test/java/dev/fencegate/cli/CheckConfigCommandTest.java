@@ -102,6 +102,23 @@ class CheckConfigCommandTest {
                 .contains("'date=2024'").contains("; set by FENCEGATE_SCOPES");
     }
 
+    /** The gateway never sends them, so they are refused; shown, they are masked, even in a URL that does not parse. */
+    @Test
+    void anUpstreamWithAUserAndPasswordExitsTwoWithoutShowingThem() {
+        for (String upstream : new String[] {"http://fg:" + PASSWORD + "@store:9000/", "http://" + PASSWORD + "@sto re/"}) {
+            int status = run(Map.of(), "--upstream", upstream);
+
+            assertThat(status).as(upstream).isEqualTo(2);
+            assertThat(err.toString()).startsWith("--upstream: 'http://********@sto");
+            assertThat(out + err.toString()).doesNotContain(PASSWORD);
+            assertThat(lines()).contains("upstream = http://********@" + upstream.substring(upstream.indexOf('@') + 1) + " (flag)");
+            out.getBuffer().setLength(0);
+            err.getBuffer().setLength(0);
+        }
+        assertThat(run(Map.of(), "--upstream", "http://@store:9000/")).isEqualTo(2);
+        assertThat(err.toString()).contains("without a user or password");
+    }
+
     /** An empty --token-key-file (an unset variable in a unit file) silently turns signature checks off. */
     @Test
     void anExplicitlyEmptyTokenKeyFileExitsTwo() {

@@ -166,6 +166,7 @@ class GatewayOptionsTest {
                 Arguments.of("--upstream", "http://store/?x=1", "expected no query"),
                 Arguments.of("--upstream", "http://store/#top", "expected no query or fragment"),
                 Arguments.of("--upstream", "http://sto re", "http://sto re"),
+                Arguments.of("--upstream", "http://user:pw@store/", "'http://********@store/' (expected http://HOST[:PORT][/PATH] without a user or password"),
                 Arguments.of("--db-url", "postgres://db/x", "expected jdbc:postgresql://"),
                 Arguments.of("--db-schema", "Fences", "expected a lower-case SQL identifier"),
                 Arguments.of("--db-schema", "1abc", "expected a lower-case SQL identifier"),
