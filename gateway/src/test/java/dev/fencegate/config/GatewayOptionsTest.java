@@ -111,6 +111,14 @@ class GatewayOptionsTest {
                 .hasMessageContaining("--upstream").hasMessageContaining("expected");
     }
 
+    /** Only options is refused: the rest of pgJDBC's parameters are the operator's. */
+    @Test
+    void aDatabaseUrlMayCarryOtherParameters() {
+        String url = "jdbc:postgresql://pg1:5432,pg2:5432/fences?targetServerType=primary&sslmode=require";
+
+        assertThat(configOf("--upstream", UPSTREAM, "--db-url", url).database().url()).isEqualTo(url);
+    }
+
     /** Timeouts become nanoseconds on a clock, where 200000d overflowed and failed every write. */
     @Test
     void timeoutsOfUpToADayAreAccepted() {
@@ -168,6 +176,8 @@ class GatewayOptionsTest {
                 Arguments.of("--upstream", "http://sto re", "http://sto re"),
                 Arguments.of("--upstream", "http://user:pw@store/", "'http://********@store/' (expected http://HOST[:PORT][/PATH] without a user or password"),
                 Arguments.of("--db-url", "postgres://db/x", "expected jdbc:postgresql://"),
+                Arguments.of("--db-url", "jdbc:postgresql://db/x?options=-c%20search_path%3Dother", "sets the options parameter (expected none"),
+                Arguments.of("--db-url", "jdbc:postgresql://db/x?ssl=true&options", "sets the options parameter (expected none"),
                 Arguments.of("--db-schema", "Fences", "expected a lower-case SQL identifier"),
                 Arguments.of("--db-schema", "1abc", "expected a lower-case SQL identifier"),
                 Arguments.of("--db-pool-size", "0", "expected 1 to 1000"),
