@@ -14,11 +14,6 @@ import dev.fencegate.testing.RawHttp;
 import dev.fencegate.testing.TestPostgres;
 import java.net.URI;
 import java.net.http.HttpResponse;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import org.awaitility.Awaitility;
@@ -52,7 +47,7 @@ class CutOffGatewayIT {
                 worker.timeout(30_000);
                 worker.send("PUT " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nFencing-Token: 5\r\nContent-Length: "
                         + BODY.length() + "\r\n\r\n");
-                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> fence(direct, path) == 5);
+                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> PausedGatewayIT.fence(direct, path) == 5);
                 Thread.sleep(300); // the decision reaches the event loop
 
                 relay.cut();
@@ -67,17 +62,6 @@ class CutOffGatewayIT {
             Thread.sleep(500);
             List<String> tokens = store.appliedTo(path).stream().map(AppliedWrite::fencingToken).toList();
             assertThat(tokens).as("the late write never lands after the new one").containsExactly("6");
-        }
-    }
-
-    private static long fence(DatabaseConfig database, String resource) throws SQLException {
-        var server = TestPostgres.server();
-        try (Connection connection = DriverManager.getConnection(server.url(), server.user(), server.password());
-             PreparedStatement select = connection.prepareStatement("SELECT token FROM " + database.schema() + ".fence WHERE resource = ?")) {
-            select.setString(1, resource);
-            try (ResultSet row = select.executeQuery()) {
-                return row.next() ? row.getLong(1) : -1;
-            }
         }
     }
 }

@@ -104,7 +104,7 @@ class PausedGatewayIT {
         assertThat(kill.waitFor()).isZero();
     }
 
-    private static long fence(DatabaseConfig database, String resource) throws SQLException {
+    static long fence(DatabaseConfig database, String resource) throws SQLException {
         var server = TestPostgres.server();
         try (Connection connection = DriverManager.getConnection(server.url(), server.user(), server.password());
              PreparedStatement select = connection.prepareStatement("SELECT token FROM " + database.schema() + ".fence WHERE resource = ?")) {

@@ -10,25 +10,14 @@ import dev.fencegate.demo.MemoryObjectStore;
 import dev.fencegate.testing.GatewayHarness;
 import dev.fencegate.testing.NoNettyLeaks;
 import dev.fencegate.testing.RawHttp;
+import dev.fencegate.testing.StoreLink;
 import dev.fencegate.testing.TcpRelay;
 import dev.fencegate.testing.TestPostgres;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.lang.reflect.Field;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpResponse;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -49,7 +38,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(NoNettyLeaks.class)
 class StalledEventLoopIT {
 
-    /** More than the kernel keeps unsent (128 KiB) and in flight (the valve's 64 KiB window), less than the gateway buffers. */
+    /** More than the kernel keeps unsent (128 KiB) and in flight (the link's 64 KiB window), less than the gateway buffers. */
     private static final int BODY_BYTES = 384 * 1024;
 
     @Test
@@ -58,7 +47,7 @@ class StalledEventLoopIT {
         String path = "/jobs/stalled";
         try (TcpRelay database = TcpRelay.toJdbc(direct.url());
              MemoryObjectStore store = MemoryObjectStore.start(MemoryObjectStore.Options.loopback());
-             Valve valve = Valve.start(store.port())) {
+             StoreLink valve = StoreLink.held(store.port())) {
             DatabaseConfig relayed = new DatabaseConfig(database.jdbcUrl(direct.url()),
                     direct.schema(), direct.user(), direct.password(), direct.poolSize(), direct.checkTimeout());
             CountDownLatch resume = new CountDownLatch(1);
@@ -70,7 +59,7 @@ class StalledEventLoopIT {
                 worker.timeout(30_000);
                 worker.send("PUT " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nFencing-Token: 5\r\nContent-Length: " + BODY_BYTES
                         + "\r\n\r\n" + "5".repeat(BODY_BYTES));
-                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> fence(direct, path) == 5);
+                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> PausedGatewayIT.fence(direct, path) == 5);
                 Thread.sleep(500); // the whole body is read and handed to the store connection
 
                 database.cut();
@@ -109,90 +98,6 @@ class StalledEventLoopIT {
             latch.await(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private static long fence(DatabaseConfig database, String resource) throws SQLException {
-        var server = TestPostgres.server();
-        try (Connection connection = DriverManager.getConnection(server.url(), server.user(), server.password());
-             PreparedStatement select = connection.prepareStatement("SELECT token FROM " + database.schema() + ".fence WHERE resource = ?")) {
-            select.setString(1, resource);
-            try (ResultSet row = select.executeQuery()) {
-                return row.next() ? row.getLong(1) : -1;
-            }
-        }
-    }
-
-    /** Relays connections to a store, passing nothing from the gateway on until opened, with a small receive window. */
-    private static final class Valve implements AutoCloseable {
-
-        private final ServerSocket server;
-        private final int target;
-        private final CountDownLatch opened = new CountDownLatch(1);
-
-        private Valve(ServerSocket server, int target) {
-            this.server = server;
-            this.target = target;
-        }
-
-        static Valve start(int target) throws IOException {
-            ServerSocket server = new ServerSocket();
-            server.setReceiveBufferSize(64 * 1024);
-            server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            Valve valve = new Valve(server, target);
-            Thread acceptor = new Thread(valve::accept, "valve");
-            acceptor.setDaemon(true);
-            acceptor.start();
-            return valve;
-        }
-
-        int port() {
-            return server.getLocalPort();
-        }
-
-        void open() {
-            opened.countDown();
-        }
-
-        private void accept() {
-            while (!server.isClosed()) {
-                try {
-                    Socket gateway = server.accept();
-                    Socket store = new Socket(InetAddress.getLoopbackAddress(), target);
-                    pump(gateway, store, true);
-                    pump(store, gateway, false);
-                } catch (IOException e) {
-                    return;
-                }
-            }
-        }
-
-        private void pump(Socket from, Socket to, boolean held) {
-            Thread thread = new Thread(() -> {
-                byte[] buffer = new byte[16 * 1024];
-                try {
-                    if (held) {
-                        opened.await();
-                    }
-                    InputStream in = from.getInputStream();
-                    OutputStream out = to.getOutputStream();
-                    int n;
-                    while ((n = in.read(buffer)) >= 0) {
-                        out.write(buffer, 0, n);
-                        out.flush();
-                    }
-                    to.shutdownOutput();
-                } catch (IOException | InterruptedException e) {
-                    // One side went away.
-                }
-            }, "valve-pump");
-            thread.setDaemon(true);
-            thread.start();
-        }
-
-        @Override
-        public void close() throws IOException {
-            server.close();
         }
     }
 }
