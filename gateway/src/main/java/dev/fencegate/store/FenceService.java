@@ -99,7 +99,8 @@ public final class FenceService implements AutoCloseable {
         LeaseTiming timing = new LeaseTiming(config.upstreamTimeout(), LEASE_HEADROOM, IDLE_RELEASE);
         InstanceFences fences = new InstanceFences(new PostgresInflightRegistrations(database.dataSource(), instance),
                 timing, System::nanoTime);
-        PostgresFenceStore store = new PostgresFenceStore(database.dataSource(), instance, guard::standbysNamed);
+        PostgresFenceStore store = new PostgresFenceStore(database.dataSource(), instance, guard::standbysNamed,
+                config.safety().requireSyncStandby());
         FunctionCounter.builder("fencegate.fence.commits", store, PostgresFenceStore::commits)
                 .description("Commits made by fence checks: a batch's registrations and raises share one")
                 .register(registry);

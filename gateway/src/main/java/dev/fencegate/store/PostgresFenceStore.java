@@ -16,6 +16,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,10 +78,14 @@ public final class PostgresFenceStore implements FenceStore {
     private static final String CONFIRM = """
             INSERT INTO fence_confirmation (instance, confirmed_at) VALUES (?, now())
             ON CONFLICT (instance) DO UPDATE SET confirmed_at = EXCLUDED.confirmed_at""";
+    /** Read on the committing session: a reload that emptied it was taken before the next statement. */
+    private static final String STANDBYS_NAMED = "SELECT current_setting('synchronous_standby_names') <> ''";
     private final DataSource dataSource;
     private final UUID instance;
     /** Whether synchronous standbys are named: the durability guard's last reading. */
     private final BooleanSupplier standbysNamed;
+    /** --require-sync-standby: a commit counts only if a synchronous standby confirmed it. */
+    private final boolean standbyMustConfirm;
     private final LongAdder commits = new LongAdder();
     private final LongAdder upsertedAgain = new LongAdder();
 
@@ -90,9 +95,18 @@ public final class PostgresFenceStore implements FenceStore {
      * synchronous standbys ({@link DurabilityGuard#standbysNamed}).
      */
     public PostgresFenceStore(DataSource dataSource, UUID instance, BooleanSupplier standbysNamed) {
+        this(dataSource, instance, standbysNamed, false);
+    }
+
+    /**
+     * @param standbyMustConfirm the database is replicated ({@code --require-sync-standby}): no
+     *                           claim is admitted on a commit the synchronous standbys may not have
+     */
+    public PostgresFenceStore(DataSource dataSource, UUID instance, BooleanSupplier standbysNamed, boolean standbyMustConfirm) {
         this.dataSource = dataSource;
         this.instance = instance;
         this.standbysNamed = standbysNamed;
+        this.standbyMustConfirm = standbyMustConfirm;
     }
 
     /** A store on a server without synchronous standbys. */
@@ -160,6 +174,7 @@ public final class PostgresFenceStore implements FenceStore {
                 }
             }
             confirmReadsDurable(connection, claims, first, decisions);
+            confirmStandbysStillNamed(connection, claims, decisions);
             askOthersToRelease(connection, decisions);
             return decisions;
         } catch (SQLException e) {
@@ -230,6 +245,34 @@ public final class PostgresFenceStore implements FenceStore {
                 decisions.set(i, new FenceDecision.Unavailable("fence for " + claims.get(i).resource() + " read at "
                         + claims.get(i).token() + ", but no commit after the read was confirmed by the synchronous standbys: "
                         + unconfirmed));
+            }
+        }
+    }
+
+    /**
+     * PostgreSQL releases the commits waiting for a synchronous standby, as successful and without
+     * a warning, when {@code synchronous_standby_names} is emptied (Patroni does so about a second
+     * after the last synchronous standby went away): such a commit is on the primary only. Under
+     * {@code --require-sync-standby} the committing session reads the setting after its commits;
+     * the reload that emptied it was signalled to this session before the commit was released, so
+     * this read sees it. Empty, nothing of the batch is admitted.
+     */
+    private void confirmStandbysStillNamed(Connection connection, List<FenceClaim> claims, List<FenceDecision> decisions)
+            throws SQLException {
+        if (!standbyMustConfirm || decisions.stream().noneMatch(FenceDecision.Admitted.class::isInstance)) {
+            return;
+        }
+        try (Statement statement = connection.createStatement(); ResultSet row = statement.executeQuery(STANDBYS_NAMED)) {
+            row.next();
+            if (row.getBoolean(1)) {
+                return;
+            }
+        }
+        for (int i = 0; i < decisions.size(); i++) {
+            if (decisions.get(i) instanceof FenceDecision.Admitted) {
+                decisions.set(i, new FenceDecision.Unavailable("fence for " + claims.get(i).resource() + " at "
+                        + claims.get(i).token() + " may be on the primary only: synchronous_standby_names was emptied"
+                        + " (no synchronous standby left) while the batch committed, and --require-sync-standby is set"));
             }
         }
     }

@@ -149,6 +149,43 @@ class DurabilityGuardIT {
         }
     }
 
+    /**
+     * PostgreSQL releases the commits waiting for a synchronous standby, successful and with no
+     * warning, when synchronous_standby_names is emptied, as Patroni does about a second after the
+     * last synchronous standby went away: such a commit is on the primary only. With a synchronous
+     * standby required, nothing is admitted on it.
+     */
+    @Test
+    void aCommitReleasedByEmptyingTheStandbyNamesAdmitsNothingWhenAStandbyIsRequired() throws Exception {
+        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().setServerConfig("synchronous_commit", "on").start()) {
+            String url = postgres.getJdbcUrl("postgres", "postgres");
+            DatabaseConfig config = new DatabaseConfig(url, "public", "postgres", "", 2, Duration.ofSeconds(5));
+            try (FenceDatabase database = FenceDatabase.open(config);
+                 Connection admin = DriverManager.getConnection(url, "postgres", "");
+                 Statement statement = admin.createStatement()) {
+                database.migrate();
+                nameSyncStandbys(statement, "nobody");
+
+                PostgresFenceStore store = new PostgresFenceStore(database.dataSource(), java.util.UUID.randomUUID(), () -> true, true);
+                FenceClaim claim = new FenceClaim(new ResourceKey("/w/emptied"), new FencingToken(3), Optional.empty());
+                var admitting = java.util.concurrent.CompletableFuture.supplyAsync(() -> store.admitAll(java.util.List.of(claim)).get(0));
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> syncRepWaits(statement) > 0);
+                nameSyncStandbys(statement, "");
+
+                FenceDecision decision = admitting.get(5, java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(decision).isInstanceOf(FenceDecision.Unavailable.class);
+                assertThat(((FenceDecision.Unavailable) decision).detail()).contains("synchronous_standby_names was emptied");
+            }
+        }
+    }
+
+    private static int syncRepWaits(Statement statement) throws java.sql.SQLException {
+        try (var rows = statement.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")) {
+            rows.next();
+            return rows.getInt(1);
+        }
+    }
+
     private static void nameSyncStandbys(Statement statement, String names) throws Exception {
         statement.execute("ALTER SYSTEM SET synchronous_standby_names = '" + names + "'");
         statement.execute("SELECT pg_reload_conf()");
