@@ -60,8 +60,9 @@ public record ClaimRules(StoreIdentity identity, ResourceScopes scopes, Optional
             return Optional.empty();
         }
         ResourceKey object = key;
-        if (key.value().length() > 1 && key.value().endsWith("/")) {
-            if (!(identity instanceof S3PathIdentity) && !(identity instanceof S3VirtualHostIdentity)) {
+        boolean s3 = identity instanceof S3PathIdentity || identity instanceof S3VirtualHostIdentity;
+        if (key.value().endsWith("/") && (key.value().length() > 1 || !s3)) {
+            if (!s3) {
                 return Optional.of("no write is fenced under " + key + ": a write to a collection path is refused under --store-kind "
                         + identity.kind());
             }

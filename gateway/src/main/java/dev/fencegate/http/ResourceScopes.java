@@ -100,10 +100,12 @@ public final class ResourceScopes {
         return unscoped == Unscoped.PER_OBJECT ? Optional.of(path) : Optional.empty();
     }
 
-    /** Whether {@code key} is itself the resource of a scope, {@code /data/jobs/42} for {@code /{bucket}/jobs/{job}/**}. */
+    /**
+     * Whether {@code key} is the resource writes below it are fenced under, {@code /data/jobs/42}
+     * for {@code /{bucket}/jobs/{job}/**}: the first template that matches decides, as for a write.
+     */
     public boolean isScopeKey(ResourceKey key) {
-        String[] parts = key.value().substring(1).split("/", -1);
-        return templates.stream().anyMatch(template -> parts.length == template.segments().size() && matches(template.segments(), parts));
+        return !templates.isEmpty() && resourceOf(new ResourceKey(key.value() + "/_")).filter(key::equals).isPresent();
     }
 
     private static boolean matches(List<String> segments, String[] parts) {

@@ -171,6 +171,7 @@ final class StoreExchange {
         }
         ChannelFuture written = store.writeAndFlush(content);
         if (last) {
+            failIfSentLate(written);
             ended(written);
         } else if (store.isWritable()) {
             readClient();
@@ -217,7 +218,8 @@ final class StoreExchange {
         if (end == null) {
             return;
         }
-        if (finished) {
+        if (finished || responseComplete) {
+            // Answered already (its answer may still be under its check): the end has nowhere to go.
             end.release();
             return;
         }
@@ -227,17 +229,24 @@ final class StoreExchange {
             return;
         }
         ChannelFuture written = store.writeAndFlush(end);
+        failIfSentLate(written);
+        ended(written);
+    }
+
+    /**
+     * The kernel had no room even for the request's end: it waits in the connection's buffer.
+     * Should it leave only after the window closed, the exchange fails with its outcome unknown,
+     * and the reset drops the end from the kernel's queue, where it follows what the full socket
+     * still held.
+     */
+    private void failIfSentLate(ChannelFuture written) {
         if (!written.isDone()) {
-            // The kernel had no room even for this: it waits in the connection's buffer. Should it
-            // leave only after the window closed, the reset drops it from the kernel's queue, where
-            // it follows everything the full socket still held.
             written.addListener(sent -> {
                 if (!finished && window.closed()) {
                     fail(Outcome.ADMISSION_EXPIRED, "the end of the write left for the store after its admission expired", false);
                 }
             });
         }
-        ended(written);
     }
 
     private void releaseHeldEnd() {
@@ -387,7 +396,7 @@ final class StoreExchange {
 
     /** True while the body is being relayed and the gateway is waiting on the client for more. */
     boolean awaitingClientBody() {
-        return store != null && !requestComplete && !clientReadPending && !finished;
+        return store != null && !requestComplete && !clientReadPending && !finished && heldEnd == null;
     }
 
     /** The store's status code, once its answer started; 0 before. */
@@ -402,6 +411,7 @@ final class StoreExchange {
     private void complete() {
         finished = true;
         releaseHeldEnd();
+        releaseCheckedAnswer();
         afterStore.ended(true);
         cancelDeadline();
         StoreResponseReceiver receiver = store.pipeline().get(StoreResponseReceiver.class);

@@ -8,7 +8,6 @@ import java.time.Duration;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.output.MigrateResult;
-import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * The connection pool to the fence database, set up so that a dead, hung or locked database
@@ -20,10 +19,10 @@ public final class FenceDatabase implements AutoCloseable {
     public static final int HOUSEKEEPING_CONNECTIONS = 2;
 
     private final HikariDataSource dataSource;
-    private final DataSource migrations;
+    private final HikariConfig migrations;
     private final String schema;
 
-    private FenceDatabase(HikariDataSource dataSource, DataSource migrations, String schema) {
+    private FenceDatabase(HikariDataSource dataSource, HikariConfig migrations, String schema) {
         this.dataSource = dataSource;
         this.migrations = migrations;
         this.schema = schema;
@@ -78,29 +77,40 @@ public final class FenceDatabase implements AutoCloseable {
     }
 
     /**
-     * Connections of their own for migrations, without the pool's statement and socket timeouts:
-     * a migration that rewrites a large fence table runs as long as it must, where under the
-     * pool's bounds it would be cancelled and tried again forever, holding the table's lock each
-     * time. The lock is still waited for only as long as a fence check is, so a migration that
-     * cannot get its lock fails fast and is tried again at the next check, instead of queueing
-     * every gateway's statements behind it.
+     * Settings for connections of their own for migrations, without the pool's statement and
+     * socket timeouts: a migration that rewrites a large fence table runs as long as it must, where
+     * under the pool's bounds it would be cancelled and tried again forever, holding the table's
+     * lock each time. The lock is still waited for only as long as a fence check is, so a migration
+     * that cannot get its lock fails fast and is tried again at the next check, instead of queueing
+     * every gateway's statements behind it. The URL, user and password are read as the pool reads
+     * them (parameters in the URL win).
      */
-    private static DataSource migrations(DatabaseConfig config, long lockTimeoutMillis) {
-        PGSimpleDataSource migrations = new PGSimpleDataSource();
-        migrations.setURL(config.url());
-        migrations.setUser(config.user());
+    private static HikariConfig migrations(DatabaseConfig config, long lockTimeoutMillis) {
+        HikariConfig migrations = new HikariConfig();
+        migrations.setPoolName("fencegate-migrations");
+        migrations.setJdbcUrl(config.url());
+        migrations.setUsername(config.user());
         migrations.setPassword(config.password());
-        migrations.setTcpKeepAlive(true);
-        migrations.setApplicationName("fencegate/" + config.schema() + "/migrations");
-        migrations.setConnectTimeout((int) Math.max(1, Duration.ofMillis(lockTimeoutMillis).toSeconds()));
-        migrations.setSocketTimeout(0);
-        migrations.setOptions("-c lock_timeout=" + lockTimeoutMillis + " -c statement_timeout=0 -c fencegate.gateway=on");
+        migrations.setMaximumPoolSize(2); // Flyway holds one for its lock and migrates on another
+        migrations.setMinimumIdle(0);
+        migrations.setConnectionTimeout(Math.max(250, lockTimeoutMillis));
+        migrations.addDataSourceProperty("tcpKeepAlive", "true");
+        migrations.addDataSourceProperty("ApplicationName", "fencegate/" + config.schema() + "/migrations");
+        migrations.addDataSourceProperty("socketTimeout", "0");
+        migrations.addDataSourceProperty("options", "-c lock_timeout=" + lockTimeoutMillis + " -c statement_timeout=0"
+                + " -c fencegate.gateway=on");
         return migrations;
     }
 
     public MigrateResult migrate() {
+        try (HikariDataSource connections = new HikariDataSource(migrations)) {
+            return migrate(connections);
+        }
+    }
+
+    private MigrateResult migrate(DataSource connections) {
         return Flyway.configure()
-                .dataSource(migrations)
+                .dataSource(connections)
                 .locations("classpath:db/migration")
                 .schemas(schema)
                 .defaultSchema(schema)
