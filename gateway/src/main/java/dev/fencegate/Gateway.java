@@ -6,6 +6,7 @@ import dev.fencegate.admin.FenceAdmin;
 import dev.fencegate.admin.Readiness;
 import dev.fencegate.config.GatewayConfig;
 import dev.fencegate.config.HostPort;
+import dev.fencegate.http.ClaimRules;
 import dev.fencegate.http.FenceNaming;
 import dev.fencegate.observability.GatewayMetrics;
 import dev.fencegate.observability.RuntimeMetrics;
@@ -50,11 +51,12 @@ public final class Gateway implements AutoCloseable {
         RuntimeMetrics runtimeMetrics = RuntimeMetrics.bindTo(registry);
         AdminServer admin = null;
         try {
+            ClaimRules claims = GatewayServer.claimRules(config);
             admin = AdminServer.start(config.adminListen(), new AdminEndpoints(readiness, registry,
                     FenceAdmin.over(fences.store(), fences.admission()), AdminAuth.of(config.operations().adminTokenIfSet()),
-                    GatewayServer.claimRules(config)),
+                    claims),
                     ConnectionBounds.of(config));
-            GatewayServer server = GatewayServer.start(config, fences.checker(), fences.uploads(), new GatewayMetrics(registry));
+            GatewayServer server = GatewayServer.start(config, claims, fences.checker(), fences.uploads(), new GatewayMetrics(registry));
             readiness.serving();
             StoreProbe.problem(config.upstreamAddress(), config.upstreamConnectTimeout()).ifPresent(problem ->
                     log.warn("Store {} not reachable now ({}); requests get 502 until it answers", config.upstream(), problem));

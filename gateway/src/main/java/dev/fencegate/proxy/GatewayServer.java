@@ -66,7 +66,9 @@ public final class GatewayServer implements AutoCloseable {
                 config.safety().tokenKey().map(TokenSignatures::new));
     }
 
-    public static GatewayServer start(GatewayConfig config, FenceChecker fences, UploadOwners uploads, GatewayMetrics metrics)
+    /** @param claims {@link #claimRules} of {@code config}, made once for the data and admin ports */
+    public static GatewayServer start(GatewayConfig config, ClaimRules claims, FenceChecker fences, UploadOwners uploads,
+                                      GatewayMetrics metrics)
             throws InterruptedException {
         Transport transport = Transport.best();
         EventLoopGroup group = transport.newGroup(config.ioThreads());
@@ -74,7 +76,7 @@ public final class GatewayServer implements AutoCloseable {
                 config.upstreamConnectTimeout(), WATER_MARK);
         GatewayRuntime runtime = new GatewayRuntime(fences, connections, metrics,
                 AccessLog.of(config.operations().accessLog()),
-                claimRules(config),
+                claims,
                 config.upstreamPathPrefix(), config.upstreamTimeout().toMillis(), uploads);
         InFlightRequests inFlight = new InFlightRequests();
         try {

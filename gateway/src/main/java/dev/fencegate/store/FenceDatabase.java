@@ -39,11 +39,7 @@ public final class FenceDatabase implements AutoCloseable {
      *                  that naming is the one recorded and carried
      */
     public static FenceDatabase open(DatabaseConfig config, String namingKey) {
-        HikariConfig hikari = new HikariConfig();
-        hikari.setPoolName("fencegate-fences");
-        hikari.setJdbcUrl(config.url());
-        hikari.setUsername(config.user());
-        hikari.setPassword(config.password());
+        HikariConfig hikari = connectionsTo(config, "fencegate-fences", "fencegate/" + config.schema());
         // One connection per fence-check thread, and one each for the listener and the reconciler,
         // which would otherwise take theirs from the checks.
         hikari.setMaximumPoolSize(config.poolSize() + HOUSEKEEPING_CONNECTIONS);
@@ -56,8 +52,6 @@ public final class FenceDatabase implements AutoCloseable {
         hikari.setConnectionTimeout(Math.max(250, bound.toMillis()));
         hikari.setValidationTimeout(Math.max(250, Math.min(bound.toMillis(), 5_000)));
         hikari.setKeepaliveTime(Duration.ofSeconds(30).toMillis());
-        hikari.addDataSourceProperty("tcpKeepAlive", "true");
-        hikari.addDataSourceProperty("ApplicationName", "fencegate/" + config.schema());
         hikari.addDataSourceProperty("connectTimeout", Long.toString(Math.max(1, bound.toSeconds())));
         // The socket timeout catches a server that stopped answering mid-statement.
         hikari.addDataSourceProperty("socketTimeout", Long.toString(bound.toSeconds() + 5));
@@ -86,20 +80,26 @@ public final class FenceDatabase implements AutoCloseable {
      * them (parameters in the URL win).
      */
     private static HikariConfig migrations(DatabaseConfig config, long lockTimeoutMillis) {
-        HikariConfig migrations = new HikariConfig();
-        migrations.setPoolName("fencegate-migrations");
-        migrations.setJdbcUrl(config.url());
-        migrations.setUsername(config.user());
-        migrations.setPassword(config.password());
+        HikariConfig migrations = connectionsTo(config, "fencegate-migrations", "fencegate/" + config.schema() + "/migrations");
         migrations.setMaximumPoolSize(2); // Flyway holds one for its lock and migrates on another
         migrations.setMinimumIdle(0);
         migrations.setConnectionTimeout(Math.max(250, lockTimeoutMillis));
-        migrations.addDataSourceProperty("tcpKeepAlive", "true");
-        migrations.addDataSourceProperty("ApplicationName", "fencegate/" + config.schema() + "/migrations");
         migrations.addDataSourceProperty("socketTimeout", "0");
         migrations.addDataSourceProperty("options", "-c lock_timeout=" + lockTimeoutMillis + " -c statement_timeout=0"
                 + " -c fencegate.gateway=on");
         return migrations;
+    }
+
+    /** The database, user and password as configured (parameters in the URL win), with TCP keepalive. */
+    private static HikariConfig connectionsTo(DatabaseConfig config, String poolName, String applicationName) {
+        HikariConfig hikari = new HikariConfig();
+        hikari.setPoolName(poolName);
+        hikari.setJdbcUrl(config.url());
+        hikari.setUsername(config.user());
+        hikari.setPassword(config.password());
+        hikari.addDataSourceProperty("tcpKeepAlive", "true");
+        hikari.addDataSourceProperty("ApplicationName", applicationName);
+        return hikari;
     }
 
     public MigrateResult migrate() {
