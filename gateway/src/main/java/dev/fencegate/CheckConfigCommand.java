@@ -14,7 +14,8 @@ import picocli.CommandLine.Spec;
 /**
  * Prints the settings {@code serve} would run with, each with where it came from, secrets
  * masked; exits 0 when they are valid and 2, with the message naming the setting, when not.
- * Valid means what {@code serve} reads before it opens anything: the config and the scopes.
+ * Valid means what {@code serve} reads before it opens anything: the config, the scopes, the token key
+ * and the keystores.
  */
 @Command(name = "check-config", mixinStandardHelpOptions = true,
         description = "Print the effective settings (name = value (source)) and check them; exit 2 if invalid.")
@@ -53,7 +54,7 @@ public final class CheckConfigCommand implements Callable<Integer> {
         settings.lines().forEach(out::println);
         out.flush();
         try {
-            Gateway.naming(GatewayConfigReader.read(settings));
+            Gateway.check(GatewayConfigReader.read(settings));
         } catch (IllegalArgumentException e) {
             err.println(settings.explain(e).getMessage());
             return INVALID;

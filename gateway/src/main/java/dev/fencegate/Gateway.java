@@ -82,9 +82,17 @@ public final class Gateway implements AutoCloseable {
     }
 
     /**
-     * How these settings name the resources they fence. Reading the scopes here refuses a template
-     * start could not use, so check-config runs it too.
+     * What start builds from the settings before it serves, short of connecting: the naming (its
+     * scopes), the claim rules (the token key) and the data port's keystores. check-config runs it,
+     * so it refuses what start would.
      */
+    static void check(GatewayConfig config) {
+        naming(config);
+        GatewayServer.claimRules(config);
+        GatewayServer.checkTls(config.tls());
+    }
+
+    /** How these settings name the resources they fence. */
     static FenceNaming naming(GatewayConfig config) {
         return FenceNaming.of(config.limits().storeKind().value(), config.limits().virtualHostDomainList(),
                 config.upstreamPathPrefix(), config.scopes().templates());

@@ -9,7 +9,7 @@ public record DatabaseConfig(String url, String schema, String user, String pass
 
     public DatabaseConfig {
         if (url == null || !url.startsWith("jdbc:postgresql:")) {
-            throw new IllegalArgumentException("--db-url: '" + url + "' (expected jdbc:postgresql://HOST:PORT/DATABASE)");
+            throw new IllegalArgumentException("--db-url: '" + SettingValue.withoutCredentials(String.valueOf(url)) + "' (expected jdbc:postgresql://HOST:PORT/DATABASE)");
         }
         if (setsOptions(url)) {
             // Not echoed: the URL may hold a password.
@@ -49,6 +49,6 @@ public record DatabaseConfig(String url, String schema, String user, String pass
 
     /** For logs and check-config: the password never leaves the process. */
     public String describe() {
-        return url + " schema " + schema + " as " + user + (password == null || password.isEmpty() ? "" : " (password set)");
+        return SettingValue.withoutCredentials(url) + " schema " + schema + " as " + user + (password == null || password.isEmpty() ? "" : " (password set)");
     }
 }

@@ -105,7 +105,7 @@ public record EffectiveSettings(ConfigFile file, Map<Setting, SettingValue> valu
             try {
                 return new URI(text);
             } catch (URISyntaxException e) {
-                throw new IllegalArgumentException("'" + SettingValue.withoutUserinfo(text) + "' (expected a URL: " + e.getReason() + ")", e);
+                throw new IllegalArgumentException("'" + SettingValue.withoutCredentials(text) + "' (expected a URL: " + e.getReason() + ")", e);
             }
         });
     }

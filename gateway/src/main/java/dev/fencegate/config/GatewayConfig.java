@@ -45,7 +45,7 @@ public record GatewayConfig(
 
     public GatewayConfig {
         if (upstream.getRawAuthority() != null && upstream.getRawAuthority().contains("@")) {
-            throw new IllegalArgumentException("--upstream: '" + SettingValue.withoutUserinfo(upstream.toString())
+            throw new IllegalArgumentException("--upstream: '" + SettingValue.withoutCredentials(upstream.toString())
                     + "' (expected http://HOST[:PORT][/PATH] without a user or password: the gateway would not send them,"
                     + " the store's clients authenticate themselves)");
         }

@@ -49,6 +49,10 @@ public record Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySi
         virtualHostDomains = virtualHostDomains == null ? "" : virtualHostDomains.strip();
         if (storeKind == StoreKind.S3_VIRTUAL_HOST) {
             checkVirtualHostDomains(split(virtualHostDomains));
+        } else if (storeKind == StoreKind.S3_PATH) {
+            // Under s3-path a Host below a domain is refused: one spelt so that no Host matches it
+            // (a port, a trailing dot) would refuse nothing.
+            split(virtualHostDomains).forEach(Limits::checkDomain);
         }
     }
 
@@ -95,16 +99,20 @@ public record Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySi
                     + " e.g. s3.example.com, because --store-kind is s3-virtual-host)");
         }
         for (String domain : domains) {
-            if (!domain.matches("[a-z0-9.-]+|\\[[0-9a-f:.]+\\]") || domain.startsWith(".") || domain.endsWith(".")) {
-                throw new IllegalArgumentException("--virtual-host-domains: '" + domain
-                        + "' (expected a lower-case host name or address, without port or trailing dot)");
-            }
+            checkDomain(domain);
             for (String other : domains) {
                 if (other.endsWith("." + domain)) {
                     throw new IllegalArgumentException("--virtual-host-domains: '" + other + "' is under '" + domain
                             + "' (expected no domain under another: a Host below both would name two buckets)");
                 }
             }
+        }
+    }
+
+    private static void checkDomain(String domain) {
+        if (!domain.matches("[a-z0-9.-]+|\\[[0-9a-f:.]+\\]") || domain.startsWith(".") || domain.endsWith(".")) {
+            throw new IllegalArgumentException("--virtual-host-domains: '" + domain
+                    + "' (expected a lower-case host name or address, without port or trailing dot)");
         }
     }
 

@@ -22,6 +22,8 @@ public record SettingValue(Setting setting, String value, Source source, String 
 
     private static final String MASK = "********";
     private static final Pattern USERINFO = Pattern.compile("//[^/?#]*@");
+    /** pgJDBC takes {@code password} and {@code sslpassword} from a URL's query as well as from its own settings. */
+    private static final Pattern PASSWORD_PARAMETER = Pattern.compile("([?&][^=&#]*password=)[^&#]*", Pattern.CASE_INSENSITIVE);
 
     /** {@code name = value (source)}, with secrets masked and never their length shown. */
     public String line() {
@@ -35,12 +37,16 @@ public record SettingValue(Setting setting, String value, Source source, String 
         if (value.isEmpty()) {
             return "\"\"";
         }
-        return setting.secret() ? MASK : withoutUserinfo(value);
+        return setting.secret() ? MASK : withoutCredentials(value);
     }
 
-    /** A URL's user and password masked: refused in --upstream, they are still shown where they were set. */
-    static String withoutUserinfo(String text) {
-        return USERINFO.matcher(text).replaceFirst("//" + MASK + "@");
+    /**
+     * A URL's user and password masked, and the value of any query parameter naming a password
+     * ({@code --db-url}'s {@code ?password=}): refused in --upstream, they are still shown where they were set.
+     */
+    static String withoutCredentials(String text) {
+        String masked = USERINFO.matcher(text).replaceFirst("//" + MASK + "@");
+        return PASSWORD_PARAMETER.matcher(masked).replaceAll("$1" + MASK);
     }
 
     /** Appended to a message about this value: which variable or file line to fix. */

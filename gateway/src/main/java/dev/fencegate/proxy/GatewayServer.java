@@ -1,6 +1,7 @@
 package dev.fencegate.proxy;
 
 import dev.fencegate.config.GatewayConfig;
+import dev.fencegate.config.TlsConfig;
 import dev.fencegate.fence.FenceChecker;
 import dev.fencegate.fence.TokenSignatures;
 import dev.fencegate.config.Limits;
@@ -64,6 +65,11 @@ public final class GatewayServer implements AutoCloseable {
         return new ClaimRules(identity(config.limits(), config.upstreamAddress().host()), ResourceScopes.parse(config.scopes().templates(),
                 config.scopes().refuseUnscoped() ? ResourceScopes.Unscoped.REFUSE : ResourceScopes.Unscoped.PER_OBJECT),
                 config.safety().tokenKey().map(TokenSignatures::new));
+    }
+
+    /** Opens the data port's keystores as start would, so a wrong password is refused before anything starts. */
+    public static void checkTls(TlsConfig tls) {
+        DataPortTls.of(tls);
     }
 
     /** @param claims {@link #claimRules} of {@code config}, made once for the data and admin ports */

@@ -119,6 +119,39 @@ class CheckConfigCommandTest {
         assertThat(err.toString()).contains("without a user or password");
     }
 
+    /** pgJDBC takes a password from the URL's query too; shown or quoted in an error, its value is masked. */
+    @Test
+    void aPasswordInTheDatabaseUrlIsNeverShown() {
+        String url = "jdbc:postgresql://db:5432/fences?user=fg&password=" + PASSWORD + "&sslPassword=" + ADMIN_TOKEN + "&ssl=true";
+
+        assertThat(run(Map.of("FENCEGATE_DB_URL", url), "--upstream", "http://store:9000")).as(err.toString()).isZero();
+        assertThat(lines()).contains("db-url = jdbc:postgresql://db:5432/fences?user=fg&password=********&sslPassword=********&ssl=true (env)");
+
+        assertThat(run(Map.of(), "--upstream", "http://store:9000", "--db-url", "jdbc:mysql://db/fences?password=" + PASSWORD)).isEqualTo(2);
+        assertThat(err.toString()).contains("--db-url: 'jdbc:mysql://db/fences?password=********'");
+        assertThat(out + err.toString()).doesNotContain(PASSWORD).doesNotContain(ADMIN_TOKEN);
+    }
+
+    /** serve opens the keystore before it listens; check-config opens it too, so a wrong password is not called valid. */
+    @Test
+    void aKeystoreItsPasswordDoesNotOpenExitsTwo() throws Exception {
+        Path keystore = dir.resolve("gateway.p12");
+        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                "-genkeypair", "-alias", "gateway", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=127.0.0.1",
+                "-validity", "2", "-storetype", "PKCS12", "-keystore", keystore.toString(), "-storepass", PASSWORD)
+                .redirectErrorStream(true).start();
+        String output = new String(keytool.getInputStream().readAllBytes());
+        assertThat(keytool.waitFor()).as(output).isZero();
+
+        assertThat(run(Map.of("FENCEGATE_TLS_KEYSTORE_PASSWORD", "not-" + PASSWORD),
+                "--upstream", "http://store:9000", "--tls-keystore", keystore.toString())).isEqualTo(2);
+        assertThat(err.toString()).startsWith("--tls-keystore: " + keystore + " could not be used").doesNotContain(PASSWORD);
+
+        err.getBuffer().setLength(0);
+        assertThat(run(Map.of("FENCEGATE_TLS_KEYSTORE_PASSWORD", PASSWORD),
+                "--upstream", "http://store:9000", "--tls-keystore", keystore.toString())).as(err.toString()).isZero();
+    }
+
     /** An empty --token-key-file (an unset variable in a unit file) silently turns signature checks off. */
     @Test
     void anExplicitlyEmptyTokenKeyFileExitsTwo() {

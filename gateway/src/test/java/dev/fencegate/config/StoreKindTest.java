@@ -41,6 +41,23 @@ class StoreKindTest {
                 .hasMessageContaining("without port");
     }
 
+    /**
+     * Under s3-path a write whose Host is below a domain is refused; a domain with a port or a trailing dot
+     * has no Host below it and would refuse nothing, so domains are spelt as under s3-virtual-host.
+     */
+    @Test
+    void underPathStyleADomainSpeltSoNoHostIsBelowItIsRefused() {
+        for (String domain : new String[] {"s3.example.com:9000", "s3.example.com.", "S3.example.com", ".s3.example.com"}) {
+            assertThat(catchThrowable(() -> configOf("--virtual-host-domains", domain))).as(domain)
+                    .hasMessageContaining("--virtual-host-domains: '" + domain + "' (expected a lower-case host name or address,"
+                            + " without port or trailing dot)");
+        }
+        assertThat(configOf("--virtual-host-domains", "s3.example.com, localhost").limits().virtualHostDomainList())
+                .containsExactly("s3.example.com", "localhost");
+        assertThat(configOf("--virtual-host-domains", "").limits().virtualHostDomainList()).isEmpty();
+        assertThat(configOf("--store-kind", "webdav", "--virtual-host-domains", "unused:1").limits().storeKind()).isEqualTo(StoreKind.WEBDAV);
+    }
+
     private static GatewayConfig configOf(String... args) {
         GatewayOptionsTest.Wrapper wrapper = new GatewayOptionsTest.Wrapper();
         String[] all = new String[args.length + 2];
