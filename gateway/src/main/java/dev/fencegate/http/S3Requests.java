@@ -1,8 +1,10 @@
 package dev.fencegate.http;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /** What an S3 request is, where the fence needs to know more than its path. */
 public final class S3Requests {
@@ -18,6 +20,8 @@ public final class S3Requests {
         return method.equals("POST") && hasParameter(target, "delete");
     }
 
+    private static final Pattern WHITE_SPACE = Pattern.compile("\\s+");
+
     /** The header RenameObject names the object it removes in. */
     public static final String RENAME_SOURCE = "x-amz-rename-source";
 
@@ -30,16 +34,10 @@ public final class S3Requests {
      * policy...) later deletes, replaces or locks objects under fences the gateway never checks.
      * Creating and deleting a bucket ({@code PUT} or {@code DELETE /bucket} with no query) stay
      * fenced as the bucket.</li>
-     * <li>A form-encoded write: servlet-based stores (S3Proxy on Jetty) read request parameters
-     * from its body as from the query, so {@code uploads=}, {@code uploadId=} or {@code acl=} there
-     * would make it another request than the one fenced: a step of another object's multipart
-     * upload, past the check that an upload id goes with its own object, or a change of a bucket's
-     * configuration. No S3 operation needs a form body: an object of that type is sent with
-     * another Content-Type.</li>
      * </ul>
+     * Form bodies are {@link #formBody}'s.
      */
-    public static Optional<String> unfenceable(String method, String target, String key, String contentType,
-                                               boolean renameSource) {
+    public static Optional<String> unfenceable(String method, String target, String key, boolean renameSource) {
         if (renameSource || hasParameter(target, "renameObject")) {
             return Optional.of("RenameObject removes its source object, whose fence the gateway does not check;"
                     + " copy it (CopyObject) and delete the source through the gateway instead");
@@ -49,11 +47,35 @@ public final class S3Requests {
             return Optional.of("bucket configuration (" + target.substring(query) + ") can delete, replace or lock objects"
                     + " later, under fences the gateway never checks; change it at the store, not through the gateway");
         }
-        if (contentType != null
-                && contentType.split(";", 2)[0].strip().toLowerCase(Locale.ROOT).equals("application/x-www-form-urlencoded")) {
-            return Optional.of("a form-encoded " + method + ": some S3 servers (S3Proxy on Jetty) read request parameters"
-                    + " (uploadId, partNumber, uploads, delete, acl...) from its body as from the query, so it may be another"
-                    + " request than the one fenced; send the body with another Content-Type, such as application/octet-stream");
+        return Optional.empty();
+    }
+
+    /**
+     * Why a write's body would be read as a form, so that it may be another request than the one
+     * fenced; empty when no Content-Type it carries declares one. Every Content-Type field counts,
+     * compared in lower case with its white space removed, since stores pick one their own way.
+     * <ul>
+     * <li>Form-encoded, on any write: servlet-based stores (S3Proxy on Jetty) read request
+     * parameters from its body as from the query, so {@code uploads=}, {@code uploadId=} or
+     * {@code acl=} there would make it a step of another object's multipart upload, past the check
+     * that an upload id goes with its own object, or a change of a bucket's configuration.</li>
+     * <li>Multipart form data, on any write, and any multipart body on a POST: S3Proxy takes an
+     * unsigned POST to a bucket for a browser-form upload whatever its query says, so a
+     * DeleteObjects ({@code POST /bucket?delete}) whose body is also a form would be fenced for the
+     * keys of its XML while the store writes the form's key.</li>
+     * </ul>
+     * No S3 operation needs such a body: an object of such a type is sent with another one.
+     */
+    public static Optional<String> formBody(String method, List<String> contentTypes) {
+        for (String contentType : contentTypes) {
+            String type = WHITE_SPACE.matcher(contentType).replaceAll("").toLowerCase(Locale.ROOT);
+            if (type.contains("form-urlencoded") || type.contains("multipart/form-data")
+                    || method.equals("POST") && type.contains("multipart/")) {
+                return Optional.of("a " + method + " whose body is a form (Content-Type " + contentType + "): some S3 servers"
+                        + " read a form's fields (key, uploadId, uploads, delete, acl...) as the request's own, so it may be"
+                        + " another request than the one fenced; send the body with another Content-Type, such as"
+                        + " application/octet-stream");
+            }
         }
         return Optional.empty();
     }

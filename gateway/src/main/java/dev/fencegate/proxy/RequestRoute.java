@@ -87,13 +87,23 @@ sealed interface RequestRoute {
             return new Answer(Problem.of(Outcome.BAD_REQUEST, head.method() + " with Content-Range is not served: a store that"
                     + " writes a range in place keeps what it received before a write is cut; send the whole object"), false);
         }
+        if (head.uri().indexOf('#') >= 0) {
+            // A fragment is no part of a request target: a server that drops it (Jetty) would act on
+            // another path or query than the one checked (POST /b?x#&delete is POST /b?x there).
+            return new Answer(Problem.of(Outcome.BAD_REQUEST, head.method() + " with '#' in its target is not served: a store"
+                    + " may drop what follows it; send a '#' in a key as %23"), false);
+        }
         StoreIdentity.Identified identified = claims.identity().identify(head.method().name(), head.uri(),
                 head.headers().get(HttpHeaderNames.HOST), head.headers().get(HeaderNames.DESTINATION));
         if (identified instanceof StoreIdentity.Identified.Refused refused) {
             return new Answer(refused.problem(), false);
         }
+        Optional<String> form = isS3(claims.identity())
+                ? S3Requests.formBody(head.method().name(), head.headers().getAll(HttpHeaderNames.CONTENT_TYPE)) : Optional.empty();
         if (identified instanceof StoreIdentity.Identified.KeysInBody keys) {
-            return new DeleteObjects(keys.bucketPath());
+            // A form there is another request than the XML's keys: refused before they are read.
+            return form.isPresent() ? new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, form.get()), false)
+                    : new DeleteObjects(keys.bucketPath());
         }
         ResourceKey object = ((StoreIdentity.Identified.Resource) identified).key();
         // An S3 browser-form upload (POST /bucket, multipart/form-data) names its object in a form
@@ -109,7 +119,7 @@ sealed interface RequestRoute {
         }
         if (isS3(claims.identity())) {
             Optional<String> unfenceable = S3Requests.unfenceable(head.method().name(), head.uri(), object.value(),
-                    head.headers().get(HttpHeaderNames.CONTENT_TYPE), head.headers().contains(S3Requests.RENAME_SOURCE));
+                    head.headers().contains(S3Requests.RENAME_SOURCE)).or(() -> form);
             if (unfenceable.isPresent()) {
                 return new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, unfenceable.get()), false);
             }

@@ -124,6 +124,42 @@ class SideDoorsIT {
         assertThat(signingStore.object(BUCKET, decoy)).isEmpty();
     }
 
+    /**
+     * An unsigned POST /bucket?delete whose body is a Delete document for a decoy key and, after its
+     * root, a browser form naming another key. S3Proxy serves every unsigned bucket POST as a form
+     * upload, whatever its query: sent straight to it, the form's key is written. Through the
+     * gateway, which would fence only the decoy, it is refused and the key keeps its data.
+     */
+    @Test
+    void aDeleteObjectsWhoseBodyIsAlsoABrowserFormIsRefusedAndTheFormsKeyKeepsItsData() throws Exception {
+        String key = "victim-" + UUID.randomUUID();
+        String decoy = "decoy-" + UUID.randomUUID();
+        String form = formUpload("/" + BUCKET, "multipart/form-data; boundary=B", key, "stale", null);
+        String body = "<Delete><Object><Key>" + decoy + "</Key></Object></Delete><?x\r\n" + form.substring(form.indexOf("\r\n\r\n") + 4) + "?>";
+        String deleteObjects = "POST /" + BUCKET + "?delete HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 1\r\n"
+                + "Content-Type: multipart/form-data; boundary=B\r\nContent-Length: " + body.length() + "\r\nConnection: close\r\n\r\n" + body;
+        try (RawHttp raw = RawHttp.connect(signingStore.port())) {
+            raw.send(deleteObjects).readResponseWithBody();
+        }
+        assertThat(signingStore.object(BUCKET, key)).as("sent straight to the store, the form's key is written").hasValue("stale");
+        try (RawHttp raw = RawHttp.connect(signingStore.port())) {
+            raw.send(formUpload("/" + BUCKET, "multipart/form-data; boundary=B", key, "current", null)).readResponseWithBody();
+        }
+        try (RawHttp raw = RawHttp.connect(signingGateway.adminPort())) {
+            String raised = raw.send("POST /fences/%2F" + BUCKET + "%2F" + key + "?token=10 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Content-Length: 0\r\nConnection: close\r\n\r\n").readResponseWithBody();
+            assertThat(RawHttp.status(raised)).as(raised).isEqualTo(200);
+        }
+
+        String answer;
+        try (RawHttp raw = RawHttp.connect(signingGateway.port())) {
+            answer = raw.send(deleteObjects).readResponseWithBody();
+        }
+        assertThat(RawHttp.status(answer)).as(answer).isEqualTo(400);
+        assertThat(answer).contains("urn:fencegate:problem:unfenceable-write");
+        assertThat(signingStore.object(BUCKET, key)).hasValue("current");
+    }
+
     @Test
     void aMultipartStepFailsClosedWhileUploadOwnersCannotBeRead() throws Exception {
         String key = "/" + BUCKET + "/parts-" + UUID.randomUUID();

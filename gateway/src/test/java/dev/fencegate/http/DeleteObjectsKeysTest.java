@@ -58,6 +58,9 @@ class DeleteObjectsKeysTest {
                 Arguments.of("key with trailing newline", "<Delete><Object><Key>a\n</Key></Object></Delete>"),
                 Arguments.of("text between objects", "<Delete>x<Object><Key>a</Key></Object></Delete>"),
                 Arguments.of("second root", "<Delete><Object><Key>a</Key></Object></Delete><Delete/>"),
+                Arguments.of("processing instruction after the root",
+                        "<Delete><Object><Key>a</Key></Object></Delete><?x\r\n--B\r\nContent-Disposition: form-data; name=\"key\"\r\n?>"),
+                Arguments.of("comment after the root", "<Delete><Object><Key>a</Key></Object></Delete>\n<!-- x -->"),
                 Arguments.of("unclosed", "<Delete><Object><Key>a</Key></Object>"),
                 Arguments.of("too many keys", "<Delete>" + "<Object><Key>k</Key></Object>".repeat(DeleteObjectsKeys.MAX_KEYS + 1) + "</Delete>"));
     }

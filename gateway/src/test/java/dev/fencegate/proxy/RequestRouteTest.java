@@ -180,6 +180,44 @@ class RequestRouteTest {
                 .isInstanceOf(RequestRoute.Fenced.class);
     }
 
+    /**
+     * S3Proxy serves an unsigned POST to a bucket as a browser-form upload whatever its query, so a
+     * DeleteObjects whose body is declared a form, by any of its Content-Type fields, is refused
+     * before its XML keys are read; an object of a multipart type that is not a form is fenced as before.
+     */
+    @Test
+    void aDeleteObjectsWhoseBodyIsDeclaredAFormIsRefusedBeforeItsKeysAreRead() {
+        for (String type : new String[] {"multipart/form-data; boundary=B", "Multipart/Form-Data;boundary=B",
+                "multipart/mixed; boundary=B", "text/xml, multipart/form-data; boundary=B", "multipart /form-data; boundary=B",
+                "application/x-www-form-urlencoded"}) {
+            RequestRoute route = route(HttpMethod.POST, "/bucket?delete", "Fencing-Token", "7", "Content-Type", type);
+            assertThat(route).as(type).isInstanceOfSatisfying(RequestRoute.Answer.class,
+                    answer -> assertThat(answer.problem().outcome()).isEqualTo(Outcome.UNFENCEABLE_WRITE));
+        }
+        HttpRequest twoTypes = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/bucket?delete");
+        twoTypes.headers().set("Host", "store.internal").set("Fencing-Token", "7")
+                .add("Content-Type", "application/xml").add("Content-Type", "multipart/form-data; boundary=B");
+        assertThat(((RequestRoute.Answer) RequestRoute.of(twoTypes, POLICY, CLAIMS)).problem().outcome())
+                .isEqualTo(Outcome.UNFENCEABLE_WRITE);
+
+        assertThat(route(HttpMethod.POST, "/bucket?delete", "Fencing-Token", "7", "Content-Type", "application/xml"))
+                .isInstanceOf(RequestRoute.DeleteObjects.class);
+        assertThat(route(HttpMethod.POST, "/bucket?delete", "Fencing-Token", "7")).isInstanceOf(RequestRoute.DeleteObjects.class);
+        assertThat(route(HttpMethod.PUT, "/bucket/mail.eml", "Fencing-Token", "7", "Content-Type", "multipart/mixed; boundary=B"))
+                .isInstanceOf(RequestRoute.Fenced.class);
+    }
+
+    /** Jetty drops a target's fragment, so the store would act on less than the gateway checked. */
+    @Test
+    void aWriteWhoseTargetHoldsAFragmentIsRefused() {
+        for (String[] request : new String[][] {{"POST", "/bucket?x#&delete"}, {"PUT", "/bucket/key?#&uploadId=u"},
+                {"PUT", "/bucket/key#frag"}, {"DELETE", "/bucket/a#/../b"}}) {
+            assertThat(route(request)).as(String.join(" ", request)).isInstanceOfSatisfying(RequestRoute.Answer.class,
+                    answer -> assertThat(answer.problem().outcome()).isEqualTo(Outcome.BAD_REQUEST));
+        }
+        assertThat(route(new String[] {"PUT", "/bucket/key%23frag"})).isInstanceOf(RequestRoute.Fenced.class);
+    }
+
     private static RequestRoute route(String[] request) {
         String[] headers = new String[request.length];
         headers[0] = "Fencing-Token";
