@@ -52,8 +52,8 @@ class PatroniFailoverIT {
     private static final int WRITERS = 3;
     /**
      * From the promotion to the next acknowledged write. Writes wait for the other standby to
-     * reattach as synchronous (about 5 s here) and for pgJDBC to try a host it last saw as a
-     * standby again (hostRecheckSeconds, 10 s by default); the rest is room for a slow machine.
+     * reattach as synchronous (about 5 s here) and for the pool's next try at a connection (its
+     * backoff after failed ones doubles up to 5 s); the rest is room for a slow machine.
      */
     private static final Duration RESUME_BOUND = Duration.ofSeconds(20);
 

@@ -77,7 +77,11 @@ final class Writers implements AutoCloseable {
         return writes.stream().anyMatch(write -> write.acknowledged() && write.sentNanos() > nanos);
     }
 
-    /** One write of {@code resource} with {@code token} through the gateway on {@code port}; its body is its id. */
+    /**
+     * One write of {@code resource} with {@code token} through the gateway on {@code port}; its body is its id.
+     * It waits 10 s for an answer: a gateway's --fence-timeout must be shorter, or a write it holds
+     * for the whole fence timeout during a failover is recorded as {@link #NO_ANSWER} instead of 503.
+     */
     static Write put(int port, String id, String resource, long token) {
         long sent = System.nanoTime();
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + resource))
