@@ -23,11 +23,12 @@ final class StoreAnswers {
     }
 
     /**
-     * An error answer to a request with a body: the store may have answered without reading the
-     * body (as Python's http.server does), and the unread rest would be read as the next request.
+     * An answer other than success to a request with a body, a redirect as much as an error: the
+     * store may have answered without reading the body (as Python's http.server does), and the
+     * unread rest would be read as the next request, its answer going to the next client.
      */
     static boolean mayHaveLeftBodyUnread(HttpRequest request, HttpResponse response) {
-        return response.status().code() >= 400
+        return response.status().code() >= 300
                 && (HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0);
     }
 }
