@@ -58,13 +58,22 @@ public abstract class FenceStoreContract {
         assertThat(store().read(key)).contains(fence(key, 5, "a"));
     }
 
+    /**
+     * A fence raised with no holder (an admin raise, a writer naming none) takes the first holder
+     * admitted at its token, so the same token from another holder is then reused, as it would be
+     * had that holder raised it.
+     */
     @Test
-    void anEqualClaimNamingAHolderDoesNotNameTheUnnamedFence() {
+    void theFirstHolderAdmittedAtAnUnnamedFenceNamesItAndAnotherHolderIsThenReused() {
         ResourceKey key = key("unnamed");
         store().admit(claim(key, 5, null));
 
         assertThat(store().admit(claim(key, 5, "b")).kind()).isEqualTo(FenceDecision.Kind.ADMITTED);
-        assertThat(store().read(key)).contains(fence(key, 5, null));
+        assertThat(store().read(key)).contains(fence(key, 5, "b"));
+        assertThat(store().admit(claim(key, 5, "c")).kind()).isEqualTo(FenceDecision.Kind.REUSED);
+        assertThat(store().admit(claim(key, 5, "b")).kind()).isEqualTo(FenceDecision.Kind.ADMITTED);
+        assertThat(store().admit(claim(key, 5, null)).kind()).isEqualTo(FenceDecision.Kind.ADMITTED);
+        assertThat(store().read(key)).contains(fence(key, 5, "b"));
     }
 
     @Test

@@ -12,7 +12,9 @@ public final class InMemoryFenceStore implements FenceStore {
     @Override
     public synchronized FenceDecision admit(FenceClaim claim) {
         FenceDecision decision = FencePolicy.decide(Optional.ofNullable(fences.get(claim.resource())), claim);
-        if (decision instanceof FenceDecision.Admitted admitted && admitted.raised()) {
+        if (decision instanceof FenceDecision.Admitted admitted
+                && (admitted.raised() || fences.get(claim.resource()).holder().isEmpty() && claim.holder().isPresent())) {
+            // A raise records its holder; so does the first named claim at an unnamed fence's token.
             fences.put(claim.resource(), new Fence(claim.resource(), claim.token(), claim.holder()));
         }
         return decision;

@@ -124,6 +124,26 @@ class WriteContractIT {
         assertThat(gateway.put(path, 31, "worker-b", "b").statusCode()).as("a higher grant passes").isEqualTo(204);
     }
 
+    /**
+     * A fence first raised by a writer naming no holder takes the first holder admitted at its
+     * token: two holders granted one token (the issuer lost state) do not both get in.
+     */
+    @Test
+    void aFenceRaisedWithoutAHolderTakesTheFirstHolderAndRefusesAnotherAtItsToken() throws Exception {
+        assertThat(gateway.put(path, 40, "anonymous").statusCode()).isEqualTo(201);
+        assertThat(gateway.put(path, 40, "worker-a", "a").statusCode()).isEqualTo(204);
+        int before = gateway.store.requestCount();
+
+        HttpResponse<String> reused = gateway.put(path, 40, "worker-b", "b");
+
+        assertThat(reused.statusCode()).as(reused.body()).isEqualTo(412);
+        JsonNode problem = JSON.readTree(reused.body());
+        assertThat(problem.get("type").asText()).endsWith("reused-token");
+        assertThat(problem.get("currentHolder").asText()).isEqualTo("worker-a");
+        assertThat(gateway.store.requestCount()).isEqualTo(before);
+        assertThat(gateway.put(path, 40, "worker-a", "a2").statusCode()).isEqualTo(204);
+    }
+
     @Test
     void connectTraceAndUnknownMethodsGet405AndAreNotForwarded() throws Exception {
         int before = gateway.store.requestCount();
