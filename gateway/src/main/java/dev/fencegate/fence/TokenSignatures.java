@@ -13,13 +13,15 @@ import javax.crypto.spec.SecretKeySpec;
  * Fencing tokens signed by their issuer. One write carrying 9223372036854775807 would fence every
  * holder out for good; with a key shared only by the lease service and the gateways, a worker can
  * present only tokens the issuer granted for that resource. The signature is
- * {@code v1=} base64url(HMAC-SHA256(key, "fencegate-v1\n" + resource + "\n" + token)).
+ * {@code v1=} base64url(HMAC-SHA256(key, "fencegate-v1\n" + resource + "\n" + token)), unpadded: the
+ * 43 characters that encoding writes, no other spelling.
  */
 public final class TokenSignatures {
 
     public static final String VERSION = "v1=";
     private static final String ALGORITHM = "HmacSHA256";
     private static final int MIN_KEY_BYTES = 32;
+    private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
 
     private final SecretKeySpec key;
 
@@ -32,7 +34,7 @@ public final class TokenSignatures {
 
     /** The signature the issuer attaches to a grant of {@code token} on {@code resource}. */
     public String sign(ResourceKey resource, FencingToken token) {
-        return VERSION + Base64.getUrlEncoder().withoutPadding().encodeToString(mac(resource, token));
+        return VERSION + ENCODER.encodeToString(mac(resource, token));
     }
 
     /** Empty when {@code presented} is the issuer's signature of the claim; otherwise why not. */
@@ -43,13 +45,17 @@ public final class TokenSignatures {
         if (!presented.startsWith(VERSION)) {
             return Optional.of("expected a signature of the form " + VERSION + "<base64url HMAC-SHA256>");
         }
+        String encoded = presented.substring(VERSION.length());
         byte[] given;
         try {
-            given = Base64.getUrlDecoder().decode(presented.substring(VERSION.length()));
+            given = Base64.getUrlDecoder().decode(encoded);
         } catch (IllegalArgumentException e) {
             return Optional.of("the signature is not base64url");
         }
-        if (!MessageDigest.isEqual(given, mac(claim.resource(), claim.token()))) {
+        // The decoder also takes padding and non-zero unused bits in the last character: each MAC
+        // would have several spellings. Only the one sign() writes passes.
+        boolean canonical = ENCODER.encodeToString(given).equals(encoded);
+        if (!canonical || !MessageDigest.isEqual(given, mac(claim.resource(), claim.token()))) {
             return Optional.of("the signature does not match token " + claim.token() + " on " + claim.resource());
         }
         return Optional.empty();

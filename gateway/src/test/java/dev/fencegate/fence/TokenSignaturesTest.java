@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -38,6 +39,25 @@ class TokenSignaturesTest {
         assertThat(signatures.verify(claim("/j", 1), null)).get().asString().contains("no Fencing-Token-Signature");
         assertThat(signatures.verify(claim("/j", 1), "v2=abc")).get().asString().contains("v1=");
         assertThat(signatures.verify(claim("/j", 1), "v1=***")).get().asString().contains("base64url");
+    }
+
+    /** The decoder would also take a padded signature or one with other unused bits: each MAC has one spelling. */
+    @Test
+    void onlyTheUnpaddedSpellingWithZeroUnusedBitsPasses() {
+        String signature = signatures.sign(new ResourceKey("/jobs/7"), new FencingToken(42));
+        String encoded = signature.substring("v1=".length());
+        assertThat(encoded).hasSize(43);
+        String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        char last = encoded.charAt(42);
+        String otherUnusedBits = signature.substring(0, signature.length() - 1) + alphabet.charAt(alphabet.indexOf(last) ^ 1);
+        assertThat(Base64.getUrlDecoder().decode(otherUnusedBits.substring(3)))
+                .as("the same MAC, spelt otherwise").isEqualTo(Base64.getUrlDecoder().decode(encoded));
+        String badSignature = signatures.verify(claim("/jobs/7", 42), signatures.sign(new ResourceKey("/jobs/8"), new FencingToken(42)))
+                .orElseThrow();
+
+        assertThat(signatures.verify(claim("/jobs/7", 42), signature + "=")).as("padded").contains(badSignature);
+        assertThat(signatures.verify(claim("/jobs/7", 42), otherUnusedBits)).as("unused bits set").contains(badSignature);
+        assertThat(signatures.verify(claim("/jobs/7", 42), signature)).isEmpty();
     }
 
     @Test
