@@ -15,8 +15,11 @@ import javax.crypto.spec.SecretKeySpec;
 /**
  * For a lease service that issues signed tokens (the gateway's {@code --token-key-file}): the
  * {@code Fencing-Token-Signature} of a grant, {@code v1=} base64url(HMAC-SHA256(key,
- * "fencegate-v1\n" + resource + "\n" + token)). The resource is the key the gateway fences: the
- * canonical path of the object, or its job scope.
+ * "fencegate-v1\n" + resource + "\n" + token)), unpadded. The resource is signed as given, and must
+ * be the key the gateway checks the write against, which is not always the path written: the
+ * canonical path, without a final '/' under the S3 store kinds, {@code /bucket/key} with the bucket
+ * from the Host under {@code s3-virtual-host}, and the job's key ({@code /data/jobs/50}) for a write
+ * under a job scope. {@code fencegate.jar sign} with the gateway's settings prints that key.
  */
 public final class TokenSigner {
 
@@ -47,6 +50,7 @@ public final class TokenSigner {
         return new TokenSigner(text.strip().getBytes(StandardCharsets.UTF_8));
     }
 
+    /** @param resource the key the gateway checks the write against (see the class comment), not the path written */
     public String sign(String resource, long token) {
         try {
             Mac mac = Mac.getInstance(ALGORITHM);

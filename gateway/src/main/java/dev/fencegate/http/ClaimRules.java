@@ -15,6 +15,15 @@ import java.util.Optional;
  */
 public record ClaimRules(StoreIdentity identity, ResourceScopes scopes, Optional<TokenSignatures> signatures) {
 
+    /** The key a grant's signature must name, or why no write there is fenced. */
+    public sealed interface SignedKey {
+        record Checked(ResourceKey key) implements SignedKey {
+        }
+
+        record Refused(Problem problem) implements SignedKey {
+        }
+    }
+
     /** The default store kind (S3, path-style, Hosts under localhost refused), every object its own resource, unsigned tokens. */
     public static ClaimRules plain() {
         return new ClaimRules(new S3PathIdentity(new VirtualHosts(List.of("localhost"))), ResourceScopes.perObject(), Optional.empty());
@@ -27,12 +36,11 @@ public record ClaimRules(StoreIdentity identity, ResourceScopes scopes, Optional
             return parsed;
         }
         FenceClaim objectClaim = valid.claim();
-        Optional<ResourceKey> resource = scopes.resourceOf(objectClaim.resource());
-        if (resource.isEmpty()) {
-            return refused(Outcome.OUTSIDE_EVERY_SCOPE, objectClaim.resource() + " is under no configured scope ("
-                    + scopes.describe() + ")");
+        SignedKey resource = resourceOf(objectClaim.resource());
+        if (resource instanceof SignedKey.Refused refused) {
+            return new ClaimParser.ClaimParse.Refused(refused.problem());
         }
-        FenceClaim claim = new FenceClaim(resource.get(), objectClaim.token(), objectClaim.holder());
+        FenceClaim claim = new FenceClaim(((SignedKey.Checked) resource).key(), objectClaim.token(), objectClaim.holder());
         if (signatures.isEmpty()) {
             return new ClaimParser.ClaimParse.Valid(claim);
         }
@@ -49,6 +57,41 @@ public record ClaimRules(StoreIdentity identity, ResourceScopes scopes, Optional
     }
 
     /**
+     * The key the data port checks a PUT of {@code target} against, and so the key its token's
+     * signature names: the object as this store kind names it from the path and {@code host} (the
+     * Host header, null for none), then its job scope. A {@code target} that is itself a scope key
+     * is that key, as writes below it are checked against it. Where the data port would refuse the
+     * write before its token is read, the refusal.
+     */
+    public SignedKey keyToSign(String target, String host) {
+        StoreIdentity.Identified identified = identity.identify("PUT", target, host, null);
+        if (identified instanceof StoreIdentity.Identified.Refused refused) {
+            return new SignedKey.Refused(refused.problem());
+        }
+        ResourceKey object = ((StoreIdentity.Identified.Resource) identified).key();
+        if (isS3()) {
+            Optional<String> unfenceable = S3Requests.unfenceable("PUT", target, object.value(), null, false);
+            if (unfenceable.isPresent()) {
+                return new SignedKey.Refused(Problem.of(Outcome.UNFENCEABLE_WRITE, unfenceable.get()));
+            }
+        }
+        return scopes.isScopeKey(object) ? new SignedKey.Checked(object) : resourceOf(object);
+    }
+
+    private SignedKey resourceOf(ResourceKey object) {
+        Optional<ResourceKey> resource = scopes.resourceOf(object);
+        if (resource.isEmpty()) {
+            return new SignedKey.Refused(Problem.of(Outcome.OUTSIDE_EVERY_SCOPE, object + " is under no configured scope ("
+                    + scopes.describe() + ")"));
+        }
+        return new SignedKey.Checked(resource.get());
+    }
+
+    private boolean isS3() {
+        return identity instanceof S3PathIdentity || identity instanceof S3VirtualHostIdentity;
+    }
+
+    /**
      * Why no write is checked against the fence of {@code key}, naming the key writes to that
      * object are checked against; empty when writes are checked against it. An operator's raise
      * of another key would answer as if it fenced the object and fence nothing: under the S3 kinds
@@ -60,7 +103,7 @@ public record ClaimRules(StoreIdentity identity, ResourceScopes scopes, Optional
             return Optional.empty();
         }
         ResourceKey object = key;
-        boolean s3 = identity instanceof S3PathIdentity || identity instanceof S3VirtualHostIdentity;
+        boolean s3 = isS3();
         if (key.value().endsWith("/") && (key.value().length() > 1 || !s3)) {
             if (!s3) {
                 return Optional.of("no write is fenced under " + key + ": a write to a collection path is refused under --store-kind "

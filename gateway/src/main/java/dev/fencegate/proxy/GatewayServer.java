@@ -1,6 +1,7 @@
 package dev.fencegate.proxy;
 
 import dev.fencegate.config.GatewayConfig;
+import dev.fencegate.config.ScopeConfig;
 import dev.fencegate.config.TlsConfig;
 import dev.fencegate.fence.FenceChecker;
 import dev.fencegate.fence.TokenSignatures;
@@ -23,6 +24,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,20 +53,33 @@ public final class GatewayServer implements AutoCloseable {
      * refused whether or not the operator listed it.
      */
     static StoreIdentity identity(Limits limits, String upstreamHost) {
+        return identity(limits, Optional.of(upstreamHost));
+    }
+
+    private static StoreIdentity identity(Limits limits, Optional<String> upstreamHost) {
         VirtualHosts domains = new VirtualHosts(limits.virtualHostDomainList());
         return switch (limits.storeKind()) {
             case HTTP -> new GenericHttpIdentity();
             case WEBDAV -> new WebDavIdentity();
-            case S3_PATH -> new S3PathIdentity(domains.and(upstreamHost));
+            case S3_PATH -> new S3PathIdentity(upstreamHost.map(domains::and).orElse(domains));
             case S3_VIRTUAL_HOST -> new S3VirtualHostIdentity(domains);
         };
     }
 
     /** How this instance turns a write into its claim: store kind, job scopes, token signatures. */
     public static ClaimRules claimRules(GatewayConfig config) {
-        return new ClaimRules(identity(config.limits(), config.upstreamAddress().host()), ResourceScopes.parse(config.scopes().templates(),
-                config.scopes().refuseUnscoped() ? ResourceScopes.Unscoped.REFUSE : ResourceScopes.Unscoped.PER_OBJECT),
+        return claimRules(config.limits(), Optional.of(config.upstreamAddress().host()), config.scopes(),
                 config.safety().tokenKey().map(TokenSignatures::new));
+    }
+
+    /**
+     * The same rules from the naming settings alone, for {@code sign}, which may be run without
+     * {@code --upstream}: then no Host is refused for being below the store's own name.
+     */
+    public static ClaimRules claimRules(Limits limits, Optional<String> upstreamHost, ScopeConfig scopes,
+                                        Optional<TokenSignatures> signatures) {
+        return new ClaimRules(identity(limits, upstreamHost), ResourceScopes.parse(scopes.templates(),
+                scopes.refuseUnscoped() ? ResourceScopes.Unscoped.REFUSE : ResourceScopes.Unscoped.PER_OBJECT), signatures);
     }
 
     /** Opens the data port's keystores as start would, so a wrong password is refused before anything starts. */
