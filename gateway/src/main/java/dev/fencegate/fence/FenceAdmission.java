@@ -130,7 +130,17 @@ public final class FenceAdmission {
             return new FenceDecision.Unavailable(e.getMessage());
         }
         fences.expiredHolderGraceServed(resource);
-        return new FenceDecision.Admitted(draining.claim(), Optional.of(draining.current().token()));
+        FenceClaim claim = draining.claim();
+        if (claim.holder().isPresent() && draining.current().holder().isEmpty() && claim.token().equals(draining.current().token())) {
+            // At an unnamed fence's token a named claim names it, which only the store can do
+            // (first holder wins): it is judged there again, with the expired rows gone.
+            try {
+                return store.admit(claim);
+            } catch (FenceStoreUnavailableException e) {
+                return new FenceDecision.Unavailable(e.getMessage());
+            }
+        }
+        return new FenceDecision.Admitted(claim, Optional.of(draining.current().token()));
     }
 
     /**

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.fencegate.fence.FenceClaim;
 import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.fence.FencingToken;
+import dev.fencegate.fence.Holder;
 import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.http.ResourcePaths;
 import dev.fencegate.testing.TestPostgres;
@@ -260,6 +261,37 @@ class RaisesEndHoldsTest {
         assertThat(c.write(claim(8))).as("A's write at 7 is in flight under a row C can see")
                 .isInstanceOf(FenceDecision.Draining.class);
         a.finish(claim(7));
+    }
+
+    /**
+     * A named write at an unnamed fence's token, admitted once another instance's expired row was
+     * waited out, names the fence as any admission at its token does: the same token from another
+     * holder is then refused as reused.
+     */
+    @Test
+    void aHolderAdmittedPastAnExpiredRowNamesTheUnnamedFence() throws Exception {
+        FenceInstance a = instance();
+        FenceInstance b = instance();
+        a.holdAt(claim(5));
+        // A's row, as if it had a write below 5 in flight when the database clock jumped.
+        sql("UPDATE " + schema + ".fence_inflight SET min_token = 4, until = now() - interval '1 second' WHERE instance = '"
+                + a.id + "'");
+        FenceClaim first = new FenceClaim(key, new FencingToken(5), Optional.of(new Holder("worker-b")));
+
+        assertThat(b.write(first)).as("A may still hold the fence").isInstanceOf(FenceDecision.Draining.class);
+        clock.advance(Duration.ofMillis(1_300));
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            FenceDecision decision = b.write(first);
+            if (decision instanceof FenceDecision.Admitted) {
+                b.finish(first);
+                return true;
+            }
+            return false;
+        });
+
+        assertThat(b.postgres.read(key)).hasValueSatisfying(fence -> assertThat(fence.holder()).contains(new Holder("worker-b")));
+        assertThat(b.write(new FenceClaim(key, new FencingToken(5), Optional.of(new Holder("worker-c")))))
+                .isInstanceOf(FenceDecision.Reused.class);
     }
 
     /**
