@@ -80,6 +80,30 @@ class FenceNamingIT {
     }
 
     /**
+     * Scopes adopted over a job whose own key one holder wrote at a lower token and whose object
+     * another holder wrote at a higher one: the job's fence is the object's, holder included, so
+     * the holder at that token writes on and its guard does not trip, and the other is refused.
+     */
+    @Test
+    void aHolderWhoseObjectsFenceIsCarriedToItsJobWritesOnAtItsToken() {
+        String schema = TestPostgres.newSchema("carried_holder");
+        try (GatewayHarness perObject = gateway(schema, "", false)) {
+            assertThat(perObject.put("/data/jobs/42/", 5, "worker-X", "job marker").statusCode()).isEqualTo(201);
+            assertThat(perObject.put("/data/jobs/42/part-0", 9, "worker-Y", "part 0").statusCode()).isEqualTo(201);
+        }
+        try (GatewayHarness adopting = gateway(schema, JOBS, true)) {
+            await().atMost(Duration.ofSeconds(30)).until(adopting.gateway::ready);
+            assertThat(adopting.fenceRow("/data/jobs/42")).isEqualTo(9);
+
+            HttpResponse<String> next = adopting.put("/data/jobs/42/part-1", 9, "worker-Y", "part 1");
+            assertThat(next.statusCode()).as(next.body()).isEqualTo(201);
+            HttpResponse<String> other = adopting.put("/data/jobs/42/part-2", 9, "worker-X", "part 2");
+            assertThat(other.statusCode()).isEqualTo(412);
+            assertThat(other.body()).contains("reused-token");
+        }
+    }
+
+    /**
      * An earlier version kept fences with no naming recorded. The first instance of this one records
      * its own, and scopes set during the upgrade start from the fences their objects already have.
      */

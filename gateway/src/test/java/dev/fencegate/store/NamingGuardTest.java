@@ -139,6 +139,43 @@ class NamingGuardTest {
         assertThat(later.refusal()).isEmpty();
     }
 
+    /**
+     * A scope's fence takes the holder of the fence its token came from: a job whose own row was
+     * written by one holder at a lower token, and whose object another holder wrote at a higher one,
+     * is fenced at the higher token under that holder, who writes on. Where the holders at the
+     * carried token disagree, the row names none, so nobody admitted at that token is refused.
+     */
+    @Test
+    void aCarriedFenceTakesTheHolderOfTheFenceItsTokenCameFrom() throws SQLException {
+        guard(PER_OBJECT, false).check();
+        insertFence("/data/jobs/42", 5, "worker-X");
+        insertFence("/data/jobs/42/part-0", 9, "worker-Y");
+        insertFence("/data/jobs/43/part-0", 9, "worker-A");
+        insertFence("/data/jobs/43/part-1", 9, "worker-B");
+        insertFence("/data/jobs/43/part-2", 4, "worker-C");
+        insertFence("/data/jobs/44", 9, "worker-X");
+        insertFence("/data/jobs/44/part-0", 9, "worker-Y");
+        insertFence("/data/jobs/45", 9, "worker-X");
+        insertFence("/data/jobs/45/part-0", 9, "worker-X");
+        insertFence("/data/jobs/46", 12, "worker-X");
+        insertFence("/data/jobs/46/part-0", 9, "worker-Y");
+        insertFence("/data/jobs/47/part-0", 3, "worker-A");
+        insertFence("/data/jobs/47/part-1", 8, "worker-B");
+
+        NamingGuard changing = guard(JOBS, true);
+        changing.check();
+        clock.advance(SETTLE);
+        changing.check();
+        assertThat(changing.refusal()).isEmpty();
+
+        assertThat(fenceWithHolder("/data/jobs/42")).as("raised: the holder comes with the token").isEqualTo("9 worker-Y");
+        assertThat(fenceWithHolder("/data/jobs/43")).as("tied holders disagree").isEqualTo("9 null");
+        assertThat(fenceWithHolder("/data/jobs/44")).as("at the carried token, another holder").isEqualTo("9 null");
+        assertThat(fenceWithHolder("/data/jobs/45")).as("at the carried token, the same holder").isEqualTo("9 worker-X");
+        assertThat(fenceWithHolder("/data/jobs/46")).as("above the carried token").isEqualTo("12 worker-X");
+        assertThat(fenceWithHolder("/data/jobs/47")).as("created from the highest").isEqualTo("8 worker-B");
+    }
+
     @Test
     void aChangeLeftUnfinishedIsNotServedUntilAnInstanceAllowedToChangeFinishesIt() throws SQLException {
         guard(PER_OBJECT, false).check();
@@ -283,11 +320,28 @@ class NamingGuardTest {
     }
 
     private void insertFence(String resource, long token) throws SQLException {
+        insertFence(resource, token, null);
+    }
+
+    private void insertFence(String resource, long token, String holder) throws SQLException {
         try (Connection connection = database.dataSource().getConnection();
-             PreparedStatement insert = connection.prepareStatement("INSERT INTO fence (resource, token) VALUES (?, ?)")) {
+             PreparedStatement insert = connection.prepareStatement("INSERT INTO fence (resource, token, holder) VALUES (?, ?, ?)")) {
             insert.setString(1, resource);
             insert.setLong(2, token);
+            insert.setString(3, holder);
             insert.executeUpdate();
+        }
+    }
+
+    /** "token holder" of a fence row ("null" for no holder), or null when there is no row. */
+    private String fenceWithHolder(String resource) throws SQLException {
+        try (Connection connection = database.dataSource().getConnection();
+             PreparedStatement select = connection.prepareStatement("SELECT token || ' ' || coalesce(holder, 'null') FROM fence"
+                     + " WHERE resource = ?")) {
+            select.setString(1, resource);
+            try (ResultSet row = select.executeQuery()) {
+                return row.next() ? row.getString(1) : null;
+            }
         }
     }
 
