@@ -33,12 +33,24 @@ public final class FenceDatabase implements AutoCloseable {
         return open(config, "");
     }
 
+    /** A pool whose sessions name their naming and no signing setting: the database checks the naming only. */
+    public static FenceDatabase open(DatabaseConfig config, String namingKey) {
+        return open(config, namingKey, "");
+    }
+
     /**
      * @param namingKey {@link NamingGuard#sessionKey} of the instance's naming: every session carries it
      *                  ({@code fencegate.naming}), and the database writes its registrations only while
      *                  that naming is the one recorded and carried
+     * @param tokensSigned whether the instance requires signed tokens: every session carries it
+     *                  ({@code fencegate.tokens}), and the database writes its registrations only while
+     *                  the setting recorded is that one (or none is recorded yet)
      */
-    public static FenceDatabase open(DatabaseConfig config, String namingKey) {
+    public static FenceDatabase open(DatabaseConfig config, String namingKey, boolean tokensSigned) {
+        return open(config, namingKey, tokensSigned ? "signed" : "unsigned");
+    }
+
+    private static FenceDatabase open(DatabaseConfig config, String namingKey, String tokens) {
         HikariConfig hikari = connectionsTo(config, "fencegate-fences", "fencegate/" + config.schema());
         // One connection per fence-check thread, and one each for the listener and the reconciler,
         // which would otherwise take theirs from the checks.
@@ -66,7 +78,8 @@ public final class FenceDatabase implements AutoCloseable {
         hikari.addDataSourceProperty("options", "-c lock_timeout=" + ms + " -c statement_timeout=" + (ms + 1_000)
                 + " -c idle_in_transaction_session_timeout=" + (ms + 5_000) + " -c fencegate.gateway=on"
                 + " -c plan_cache_mode=force_generic_plan -c enable_seqscan=off -c jit=off"
-                + (namingKey.isEmpty() ? "" : " -c fencegate.naming=" + namingKey));
+                + (namingKey.isEmpty() ? "" : " -c fencegate.naming=" + namingKey)
+                + (tokens.isEmpty() ? "" : " -c fencegate.tokens=" + tokens));
         return new FenceDatabase(new HikariDataSource(hikari), migrations(config, ms), config.schema());
     }
 

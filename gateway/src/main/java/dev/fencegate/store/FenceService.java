@@ -79,13 +79,15 @@ public final class FenceService implements AutoCloseable {
     /** @param naming how this instance names resources, which must be the one recorded beside the fences */
     public static FenceService start(GatewayConfig config, ResourceNaming naming, Readiness readiness, MeterRegistry registry) {
         UUID instance = UUID.randomUUID();
-        FenceDatabase database = FenceDatabase.open(config.database(), NamingGuard.sessionKey(naming));
+        FenceDatabase database = FenceDatabase.open(config.database(), NamingGuard.sessionKey(naming),
+                config.safety().requiresSignatures());
         DurabilityGuard guard = new DurabilityGuard(database.dataSource(), config.safety().allowUnsafeDurability(),
                 config.safety().requireSyncStandby());
         Duration checkTimeout = config.database().checkTimeout();
         // A batch that started while its instance's naming was confirmed may still wait for a
         // connection (up to the fence timeout) and run its statement (statement_timeout: a second more).
-        NamingGuard namingGuard = new NamingGuard(database.dataSource(), naming, config.scopes().changeNaming(), instance,
+        NamingGuard namingGuard = new NamingGuard(database.dataSource(), naming, config.scopes().changeNaming(),
+                config.safety().requiresSignatures(), instance,
                 checkTimeout.multipliedBy(2).plusSeconds(1), System::nanoTime);
         FenceStoreMonitor monitor = new FenceStoreMonitor(database, guard, namingGuard, readiness);
         // Readiness must follow a dead database within the fence timeout: check at least twice per

@@ -10,6 +10,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Types;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Optional;
@@ -31,22 +32,31 @@ import org.slf4j.LoggerFactory;
  * naming when the last carried one can be carried to it, waits until every instance under the old
  * one has stopped admitting (its confirmation lapsed, its batches ended, its registrations gone),
  * then raises each fence's key under the new naming to at least that fence, in one transaction
- * that holds other fence writes back. Blocking: called on the fence-store monitor's thread.
+ * that holds other fence writes back. Whether tokens must be signed is recorded beside the naming
+ * and compared the same way: an instance that admits unsigned tokens beside ones that require
+ * signatures would let one write poison a fence for all of them. Nothing is renamed by it, so an
+ * instance recording its setting (the first to read a record without one, or one allowed to
+ * change it) carries nothing. Blocking: called on the fence-store monitor's thread.
  */
 public final class NamingGuard {
 
     /** How long a check that found this naming recorded lets this instance serve writes. */
     public static final Duration CONFIRMED_FOR = Duration.ofSeconds(3);
     private static final Logger log = LoggerFactory.getLogger(NamingGuard.class);
-    private static final String READ = "SELECT naming, carried, carried_naming, current_setting('fencegate.naming', true)"
-            + " FROM fence_naming";
+    private static final String READ = "SELECT naming, carried, carried_naming, current_setting('fencegate.naming', true),"
+            + " tokens_signed FROM fence_naming";
     /** Rows of other instances that expired without being withdrawn; each removal is told to its instance. */
     private static final String FORGET_EXPIRED = """
             WITH gone AS (DELETE FROM fence_inflight WHERE instance <> ? AND until <= now() RETURNING resource, instance)
             SELECT count(pg_notify(?, instance::text || chr(10) || resource)) FROM gone""";
 
-    /** The record, and the naming key the session that read it carries. */
-    private record Recorded(String naming, boolean carried, String carriedNaming, String sessionKey) {
+    /**
+     * The record, and the naming key the session that read it carries.
+     *
+     * @param tokensSigned whether the instances require signed tokens; null when not recorded yet
+     *                     (a record written by a version that did not record it)
+     */
+    private record Recorded(String naming, boolean carried, String carriedNaming, String sessionKey, Boolean tokensSigned) {
     }
 
     private record State(String refusal, long confirmedUntilNanos) {
@@ -62,6 +72,7 @@ public final class NamingGuard {
     private final String text;
     private final String key;
     private final boolean changeAllowed;
+    private final boolean tokensSigned;
     private final UUID instance;
     private final Duration settle;
     private final LongSupplier nanoClock;
@@ -69,6 +80,8 @@ public final class NamingGuard {
             + " against the fence database yet", 0);
     /** When this instance saw the change it is making recorded; -1 when it makes none. Checking thread only. */
     private long changeSeenNanos = -1;
+    /** When this instance recorded its signing setting over the other one; -1 when it did not. Checking thread only. */
+    private long signingChangedNanos = -1;
     /** When this instance last removed expired registrations of others during a change; -1 if it did not. */
     private long expiredForgottenNanos = -1;
     /** The step of a change last logged. Checking thread only. */
@@ -76,17 +89,19 @@ public final class NamingGuard {
 
     /**
      * @param changeAllowed whether this instance may record its naming over another one
+     * @param tokensSigned  whether this instance requires every token to carry its issuer's signature
      * @param admissionBound how long after its confirmation lapsed another instance may still admit
      *                       a claim: a batch checks the confirmation as it starts, then may wait for
      *                       a connection and run its statement
      */
-    public NamingGuard(DataSource dataSource, ResourceNaming naming, boolean changeAllowed, UUID instance,
-                       Duration admissionBound, LongSupplier nanoClock) {
+    public NamingGuard(DataSource dataSource, ResourceNaming naming, boolean changeAllowed, boolean tokensSigned,
+                       UUID instance, Duration admissionBound, LongSupplier nanoClock) {
         this.dataSource = dataSource;
         this.naming = naming;
         this.text = naming.text();
         this.key = sessionKey(naming);
         this.changeAllowed = changeAllowed;
+        this.tokensSigned = tokensSigned;
         this.instance = instance;
         this.settle = CONFIRMED_FOR.plus(admissionBound).plusSeconds(1);
         this.nanoClock = nanoClock;
@@ -127,7 +142,7 @@ public final class NamingGuard {
             return;
         }
         if (recorded.naming().equals(text) && recorded.carried()) {
-            confirm(started);
+            confirmSigning(recorded.tokensSigned(), started);
             return;
         }
         if (!changeAllowed) {
@@ -149,7 +164,7 @@ public final class NamingGuard {
             if (base.equals(text)) {
                 if (takeBack(recorded.naming())) {
                     log.warn("Fence naming: the change to {}, never carried, is taken back to {}", recorded.naming(), text);
-                    confirm(started);
+                    confirmSigning(recorded.tokensSigned(), started);
                 } else {
                     refuse("the fence naming changed while this instance was taking a change back; checking again");
                 }
@@ -201,7 +216,7 @@ public final class NamingGuard {
             log.warn("Fence naming is now {}: {} fence(s) raised to carry the ones recorded under the old naming",
                     text, carried.raised());
         }
-        confirm(started);
+        confirmSigning(recorded.tokensSigned(), started);
     }
 
     /**
@@ -229,9 +244,73 @@ public final class NamingGuard {
         return true;
     }
 
+    /**
+     * Confirms once this instance's signing setting is the one recorded. None recorded (a record an
+     * earlier version wrote): this instance records its own and serves, as the first instance on a
+     * new database does. The other one recorded, and this instance may change the naming: it
+     * records its own, then serves only once instances with the other setting can no longer be
+     * admitting (as long as a change of naming waits), so two instances allowed to change, with
+     * different settings, take the record from each other and neither serves. Only the setting is
+     * written; nothing is renamed, so no fence is carried or raised.
+     */
+    private void confirmSigning(Boolean recordedSigned, long startedNanos) throws SQLException {
+        if (recordedSigned == null || (recordedSigned != tokensSigned && changeAllowed)) {
+            if (!recordSigning(recordedSigned)) {
+                refuse("the recorded token signing changed while this instance was recording its own; checking again");
+                return;
+            }
+            if (recordedSigned == null) {
+                log.info("Fence naming: tokens {} recorded (none was recorded yet)", signing(tokensSigned));
+            } else {
+                log.warn("Fence naming: tokens {} recorded over tokens {}: instances with the other setting refuse writes",
+                        signing(tokensSigned), signing(recordedSigned));
+                signingChangedNanos = nanoClock.getAsLong();
+            }
+        } else if (recordedSigned != tokensSigned) {
+            signingChangedNanos = -1;
+            refuse("this instance " + (tokensSigned ? "requires signed tokens (--token-key-file)" : "admits unsigned tokens"
+                    + " (no --token-key-file)") + " but the fences are recorded as served with tokens " + signing(recordedSigned)
+                    + "; an instance admitting unsigned tokens beside ones requiring signatures would let one write fence"
+                    + " every holder out, so every instance sharing a fence database must set --token-key-file alike,"
+                    + " or be started with --change-fence-naming to record its own setting");
+            return;
+        }
+        if (signingChangedNanos >= 0) {
+            long waitedNanos = nanoClock.getAsLong() - signingChangedNanos;
+            if (waitedNanos < settle.toNanos()) {
+                changing("waiting " + settle.toMillis() + " ms from recording tokens " + signing(tokensSigned)
+                        + " for instances with the other setting to stop admitting writes",
+                        " (" + Duration.ofNanos(waitedNanos).toMillis() + " ms so far)");
+                return;
+            }
+            signingChangedNanos = -1;
+        }
+        confirm(startedNanos);
+    }
+
+    private static String signing(boolean signed) {
+        return signed ? "signed" : "unsigned";
+    }
+
+    /** Records this instance's signing setting, only if the record still holds {@code read}. */
+    private boolean recordSigning(Boolean read) throws SQLException {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement update = connection.prepareStatement(
+                     "UPDATE fence_naming SET tokens_signed = ?, changed_at = now() WHERE tokens_signed IS NOT DISTINCT FROM ?")) {
+            update.setBoolean(1, tokensSigned);
+            if (read == null) {
+                update.setNull(2, Types.BOOLEAN);
+            } else {
+                update.setBoolean(2, read);
+            }
+            return update.executeUpdate() == 1;
+        }
+    }
+
     private void confirm(long startedNanos) {
         if (state.refusal() != null) {
-            log.info("Fence naming: this instance's naming of resources is the one recorded: {}", text);
+            log.info("Fence naming: this instance's naming of resources is the one recorded: {}, tokens {}", text,
+                    signing(tokensSigned));
         }
         loggedStep = null;
         state = new State(null, startedNanos + CONFIRMED_FOR.toNanos());
@@ -271,10 +350,11 @@ public final class NamingGuard {
         try {
             FenceCarry.lock(connection);
             try (PreparedStatement insert = connection.prepareStatement("INSERT INTO fence_naming (naming, naming_key, carried,"
-                    + " carried_naming) VALUES (?, ?, true, ?) ON CONFLICT (only_row) DO NOTHING")) {
+                    + " carried_naming, tokens_signed) VALUES (?, ?, true, ?, ?) ON CONFLICT (only_row) DO NOTHING")) {
                 insert.setString(1, text);
                 insert.setString(2, key);
                 insert.setString(3, text);
+                insert.setBoolean(4, tokensSigned);
                 if (insert.executeUpdate() == 1) {
                     long raised = FenceCarry.raise(connection, naming);
                     log.info("Fence naming recorded: {} ({} fence(s) raised to carry the ones already recorded)", text, raised);
@@ -295,8 +375,11 @@ public final class NamingGuard {
     private static Optional<Recorded> read(Connection connection, boolean forUpdate) throws SQLException {
         try (Statement select = connection.createStatement();
              ResultSet row = select.executeQuery(forUpdate ? READ + " FOR UPDATE" : READ)) {
-            return row.next() ? Optional.of(new Recorded(row.getString(1), row.getBoolean(2), row.getString(3), row.getString(4)))
-                    : Optional.empty();
+            if (!row.next()) {
+                return Optional.empty();
+            }
+            Boolean signed = row.getObject(5, Boolean.class);
+            return Optional.of(new Recorded(row.getString(1), row.getBoolean(2), row.getString(3), row.getString(4), signed));
         }
     }
 

@@ -49,13 +49,18 @@ class NamingGuardTest {
         database.close();
     }
 
-    /** A guard on a pool of its own whose sessions carry its naming, as the gateway's do. */
+    /** A guard on a pool of its own whose sessions carry its naming, as the gateway's do; tokens unsigned. */
     private NamingGuard guard(FenceNaming naming, boolean changeAllowed) {
+        return guard(naming, changeAllowed, false);
+    }
+
+    private NamingGuard guard(FenceNaming naming, boolean changeAllowed, boolean tokensSigned) {
         DatabaseConfig config = TestPostgres.config(schema);
         FenceDatabase pool = FenceDatabase.open(new DatabaseConfig(config.url(), schema, config.user(), config.password(), 1,
-                config.checkTimeout()), NamingGuard.sessionKey(naming));
+                config.checkTimeout()), NamingGuard.sessionKey(naming), tokensSigned);
         pools.add(pool);
-        return new NamingGuard(pool.dataSource(), naming, changeAllowed, UUID.randomUUID(), ADMISSION_BOUND, clock::now);
+        return new NamingGuard(pool.dataSource(), naming, changeAllowed, tokensSigned, UUID.randomUUID(), ADMISSION_BOUND,
+                clock::now);
     }
 
     @Test
@@ -285,9 +290,117 @@ class NamingGuardTest {
         assertThat(query("SELECT carried_naming FROM fence_naming")).isEqualTo(JOBS.text());
     }
 
+    /**
+     * An instance that admits unsigned tokens beside instances that require signatures would let
+     * one write fence every signed holder out for good: whichever setting differs from the one
+     * recorded refuses writes, and nothing is recorded over it.
+     */
+    @Test
+    void anInstanceWhoseTokenSigningDiffersFromTheRecordedOneRefusesWritesAndChangesNothing() throws SQLException {
+        NamingGuard signed = guard(PER_OBJECT, false, true);
+        signed.check();
+        assertThat(signed.refusal()).isEmpty();
+        assertThat(recordedSigning()).isEqualTo("true");
+
+        NamingGuard unsigned = guard(PER_OBJECT, false, false);
+        unsigned.check();
+        clock.advance(SETTLE.multipliedBy(2));
+        unsigned.check();
+        signed.check();
+
+        assertThat(unsigned.refusal()).hasValueSatisfying(why -> assertThat(why)
+                .contains("admits unsigned tokens").contains("--token-key-file").contains("--change-fence-naming"));
+        assertThat(signed.refusal()).isEmpty();
+        assertThat(recordedSigning()).isEqualTo("true");
+    }
+
+    /**
+     * Signing is no naming: recording another setting renames nothing, so no fence is carried or
+     * raised, not even from the rows an earlier naming left under a scope. The instance making the
+     * change serves once the instances with the other setting can no longer be admitting.
+     */
+    @Test
+    void aChangeOfTokenSigningAloneRecordsTheSettingAndCarriesNoFence() throws SQLException {
+        NamingGuard unsigned = guard(JOBS, false, false);
+        unsigned.check();
+        insertFence("/data/jobs/42/part-0", 9);
+
+        NamingGuard signing = guard(JOBS, true, true);
+        signing.check();
+        assertThat(recordedSigning()).isEqualTo("true");
+        assertThat(signing.refusal()).hasValueSatisfying(why -> assertThat(why).contains("waiting"));
+        unsigned.check();
+        assertThat(unsigned.refusal()).hasValueSatisfying(why -> assertThat(why).contains("signed"));
+
+        clock.advance(SETTLE);
+        signing.check();
+        assertThat(signing.refusal()).isEmpty();
+        assertThat(recorded()).isEqualTo(JOBS.text());
+        assertThat(carried()).isTrue();
+        assertThat(fence("/data/jobs/42")).isEqualTo(-1);
+        assertThat(query("SELECT count(*)::text FROM fence")).isEqualTo("1");
+
+        // Two instances allowed to change, with different settings, take the record from each other: neither serves.
+        NamingGuard unsigning = guard(JOBS, true, false);
+        unsigning.check();
+        signing.check();
+        clock.advance(SETTLE);
+        unsigning.check();
+        signing.check();
+        assertThat(unsigning.refusal()).isPresent();
+        assertThat(signing.refusal()).isPresent();
+    }
+
+    /**
+     * The database writes a gateway session's registrations only under the signing setting recorded
+     * (or none recorded yet): a gateway paused past a change of the setting cannot register, so
+     * cannot raise a fence with, a write it judged under the old one.
+     */
+    @Test
+    void aRegistrationIsWrittenOnlyUnderTheTokenSigningRecorded() throws SQLException {
+        guard(PER_OBJECT, false, false).check();
+        try (FenceDatabase unsigned = FenceDatabase.open(TestPostgres.config(schema), NamingGuard.sessionKey(PER_OBJECT), false);
+             FenceDatabase signed = FenceDatabase.open(TestPostgres.config(schema), NamingGuard.sessionKey(PER_OBJECT), true)) {
+            registerAs(unsigned, "/data/a");
+            assertThatThrownBy(() -> registerAs(signed, "/data/b")).isInstanceOf(SQLException.class)
+                    .hasMessageContaining("checks tokens otherwise");
+
+            guard(PER_OBJECT, true, true).check();
+
+            assertThatThrownBy(() -> registerAs(unsigned, "/data/c")).isInstanceOf(SQLException.class)
+                    .hasMessageContaining("checks tokens otherwise");
+            registerAs(signed, "/data/d");
+            execute("UPDATE fence_naming SET tokens_signed = NULL");
+            registerAs(unsigned, "/data/e");
+        }
+    }
+
+    /**
+     * A record written by a version that did not record signing (the column V13 adds is empty):
+     * the first instance of this version to read it records its own setting and serves, as the
+     * first instance on a new database records its naming, and one with the other setting is
+     * then refused.
+     */
+    @Test
+    void aRecordWithoutTokenSigningTakesTheSettingOfTheFirstInstanceThatReadsIt() throws SQLException {
+        guard(PER_OBJECT, false, false).check();
+        insertFence("/data/jobs/42/part-0", 9);
+        execute("UPDATE fence_naming SET tokens_signed = NULL");
+
+        NamingGuard signed = guard(PER_OBJECT, false, true);
+        signed.check();
+        assertThat(signed.refusal()).isEmpty();
+        assertThat(recordedSigning()).isEqualTo("true");
+        assertThat(query("SELECT count(*)::text FROM fence")).isEqualTo("1");
+
+        NamingGuard unsigned = guard(PER_OBJECT, false, false);
+        unsigned.check();
+        assertThat(unsigned.refusal()).hasValueSatisfying(why -> assertThat(why).contains("--token-key-file"));
+    }
+
     @Test
     void anInstanceWhoseSessionsDoNotCarryItsNamingRefusesWrites() throws SQLException {
-        NamingGuard unkeyed = new NamingGuard(database.dataSource(), PER_OBJECT, false, UUID.randomUUID(), ADMISSION_BOUND,
+        NamingGuard unkeyed = new NamingGuard(database.dataSource(), PER_OBJECT, false, false, UUID.randomUUID(), ADMISSION_BOUND,
                 clock::now);
         unkeyed.check();
 
@@ -357,6 +470,10 @@ class NamingGuardTest {
 
     private String recorded() throws SQLException {
         return query("SELECT naming FROM fence_naming");
+    }
+
+    private String recordedSigning() throws SQLException {
+        return query("SELECT tokens_signed::text FROM fence_naming");
     }
 
     private boolean carried() throws SQLException {
