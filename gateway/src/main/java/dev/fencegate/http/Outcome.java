@@ -35,7 +35,9 @@ public enum Outcome {
     STORE_UNREACHABLE(502, "store-unreachable", "Store unreachable", "FencegateStoreUnreachable"),
     STORE_ANSWER_UNREADABLE(502, "store-answer-unreadable", "Store answer could not be read", "FencegateStoreAnswerUnreadable"),
     STORE_TIMEOUT(504, "store-timeout", "Store did not answer in time", "FencegateStoreTimeout"),
-    VERSION_NOT_SUPPORTED(505, "version-not-supported", "HTTP version not supported", "FencegateVersionNotSupported");
+    VERSION_NOT_SUPPORTED(505, "version-not-supported", "HTTP version not supported", "FencegateVersionNotSupported"),
+    /** Logged and counted only: the client is gone, so nothing is sent (nginx's 499). */
+    CLIENT_CLOSED(499, "client-closed", "Client closed its connection before the answer", "FencegateClientClosed");
 
     private static final String TYPE_PREFIX = "urn:fencegate:problem:";
 

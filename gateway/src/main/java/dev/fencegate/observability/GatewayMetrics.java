@@ -45,7 +45,7 @@ public final class GatewayMetrics {
                     .register(registry));
         }
         for (Outcome outcome : Outcome.values()) {
-            if (outcome != Outcome.FORWARDED) {
+            if (outcome != Outcome.FORWARDED && outcome != Outcome.CLIENT_CLOSED) {
                 // Registered up front so a dashboard sees a 0, not a missing series, before the first refusal.
                 refusals.put(outcome, Counter.builder("fencegate.refusals")
                         .description("Requests the gateway answered itself, by reason")

@@ -507,6 +507,9 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         state = State.CLOSING;
+        if (record != null) {
+            record.clientClosed();
+        }
         dropHeldBody();
         if (exchange != null) {
             exchange.onClientClosed();

@@ -26,6 +26,7 @@ final class RequestRecord {
     private FenceClaim claim;
     private FenceDecision decision;
     private boolean written;
+    private boolean finished;
 
     RequestRecord(GatewayMetrics metrics, AccessLog accessLog, String method, String path) {
         this.metrics = metrics;
@@ -54,6 +55,7 @@ final class RequestRecord {
 
     /** The store answered; {@code status} is its status code. */
     void forwarded(int status) {
+        finished = true;
         metrics.forwarded(method);
         stopStore(Outcome.FORWARDED);
         write(Outcome.FORWARDED, status);
@@ -61,9 +63,20 @@ final class RequestRecord {
 
     /** The gateway answered, with a refusal or a failure of the store. */
     void answered(Outcome outcome) {
+        finished = true;
         metrics.refused(method, outcome);
         stopStore(outcome);
         write(outcome, outcome.status());
+    }
+
+    /**
+     * The client went away before its answer: the request is still counted and logged, as a write
+     * that reached the store may have been applied.
+     */
+    void clientClosed() {
+        if (!finished) {
+            answered(Outcome.CLIENT_CLOSED);
+        }
     }
 
     private void stopStore(Outcome outcome) {

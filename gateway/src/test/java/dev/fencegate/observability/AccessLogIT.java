@@ -12,6 +12,7 @@ import dev.fencegate.config.GatewayConfig;
 import dev.fencegate.config.OperationsConfig;
 import dev.fencegate.demo.MemoryObjectStore;
 import dev.fencegate.testing.GatewayHarness;
+import dev.fencegate.testing.RawHttp;
 import dev.fencegate.testing.TestPostgres;
 import java.time.Duration;
 import java.util.List;
@@ -57,6 +58,37 @@ class AccessLogIT {
             assertThat(stale.get("token").asLong()).isEqualTo(8);
             assertThat(stale.get("currentToken").asLong()).isEqualTo(9);
             assertThat(stale.get("resource").asText()).isEqualTo("/logged/k");
+        } finally {
+            logger.detachAppender(lines);
+        }
+    }
+
+    /** A write whose client left before the store answered is logged too: the store may have applied it. */
+    @Test
+    void aWriteWhoseClientLeftBeforeTheAnswerLeavesAClientClosedLine() throws Exception {
+        ListAppender<ILoggingEvent> lines = new ListAppender<>();
+        lines.start();
+        Logger logger = (Logger) LoggerFactory.getLogger(AccessLog.LOGGER);
+        logger.addAppender(lines);
+        MemoryObjectStore.Options slow = MemoryObjectStore.Options.loopback().withWriteDelay(Duration.ofSeconds(1), Duration.ofSeconds(1));
+        try (GatewayHarness gateway = GatewayHarness.start(slow, upstream -> {
+            GatewayConfig base = GatewayHarness.config(upstream, TestPostgres.config(TestPostgres.newSchema("access_log_gone")),
+                    Duration.ofSeconds(5));
+            return new GatewayConfig(base.listen(), base.adminListen(), base.upstream(), base.database(),
+                    base.upstreamConnectTimeout(), base.upstreamTimeout(), base.clientIdleTimeout(), base.limits(),
+                    base.safety(), base.ioThreads(), new OperationsConfig(AccessLogFormat.JSON, ""));
+        })) {
+            try (RawHttp raw = gateway.raw()) {
+                raw.send("PUT /logged/gone HTTP/1.1\r\nHost: x\r\nFencing-Token: 3\r\nContent-Length: 1\r\n\r\nx");
+                Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> gateway.store.requestCount() > 0);
+            }
+
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> !lines.list.isEmpty());
+            JsonNode gone = new ObjectMapper().readTree(lines.list.get(0).getFormattedMessage());
+            assertThat(gone.get("decision").asText()).isEqualTo("client-closed");
+            assertThat(gone.get("status").asInt()).isEqualTo(499);
+            assertThat(gone.get("token").asLong()).isEqualTo(3);
+            assertThat(gone.get("resource").asText()).isEqualTo("/logged/gone");
         } finally {
             logger.detachAppender(lines);
         }
