@@ -40,7 +40,44 @@ final class FirstHolders {
             FROM n LEFT JOIN named ON named.resource = n.resource
             LEFT JOIN LATERAL (SELECT holder FROM fence WHERE resource = n.resource LIMIT 1) f ON true""";
 
+    /** Judges claims again with a fresh read. */
+    interface Judge {
+        List<FenceDecision> judge(List<FenceClaim> claims) throws SQLException;
+    }
+
     private FirstHolders() {
+    }
+
+    /**
+     * A named claim admitted at an unnamed fence's token names it. One whose fence turns out named
+     * by another holder meanwhile is judged again by {@code judge}, and is refused as reused there;
+     * if naming fails, none of them is admitted. A naming commit that came back with a warning
+     * leaves the decisions as they are: the holder is kept on the primary, and the read the claims
+     * were admitted on is confirmed (or not) after this, as any read is.
+     *
+     * @return whether a fence was named, so a commit waited for the WAL
+     */
+    static boolean nameUnnamed(Connection connection, List<FenceClaim> claims, List<FenceDecision> decisions, Judge judge) {
+        List<Integer> candidates = candidates(claims, decisions);
+        if (candidates.isEmpty()) {
+            return false;
+        }
+        try {
+            Named named = name(connection, claims, candidates);
+            if (!named.judgeAgain().isEmpty()) {
+                List<FenceDecision> again = judge.judge(named.judgeAgain().stream().map(claims::get).toList());
+                for (int j = 0; j < again.size(); j++) {
+                    decisions.set(named.judgeAgain().get(j), again.get(j));
+                }
+            }
+            return named.wrote();
+        } catch (SQLException e) {
+            for (int i : candidates) {
+                decisions.set(i, new FenceDecision.Unavailable("the holder of the fence for " + claims.get(i).resource() + " at "
+                        + claims.get(i).token() + " could not be recorded: " + e.getMessage() + " (SQLState " + e.getSQLState() + ")"));
+            }
+            return false;
+        }
     }
 
     /**
@@ -48,7 +85,7 @@ final class FirstHolders {
      * which the fence may have been unnamed. A claim that raised the fence recorded its holder
      * with the raise.
      */
-    static List<Integer> candidates(List<FenceClaim> claims, List<FenceDecision> decisions) {
+    private static List<Integer> candidates(List<FenceClaim> claims, List<FenceDecision> decisions) {
         List<Integer> candidates = new ArrayList<>();
         for (int i = 0; i < decisions.size(); i++) {
             if (decisions.get(i) instanceof FenceDecision.Admitted admitted && !admitted.raised()
@@ -65,7 +102,7 @@ final class FirstHolders {
      * Returns the candidates whose fence now names another holder, or whose holder is not known
      * for sure: they are judged again by a fresh read.
      */
-    static Named name(Connection connection, List<FenceClaim> claims, List<Integer> candidates) throws SQLException {
+    private static Named name(Connection connection, List<FenceClaim> claims, List<Integer> candidates) throws SQLException {
         String[] resources = new String[candidates.size()];
         Long[] tokens = new Long[candidates.size()];
         String[] holders = new String[candidates.size()];
@@ -99,6 +136,6 @@ final class FirstHolders {
     }
 
     /** {@code wrote}: a fence was named, so the statement committed to the WAL. */
-    record Named(boolean wrote, List<Integer> judgeAgain) {
+    private record Named(boolean wrote, List<Integer> judgeAgain) {
     }
 }

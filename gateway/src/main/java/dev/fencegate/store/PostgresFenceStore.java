@@ -173,7 +173,9 @@ public final class PostgresFenceStore implements FenceStore {
                     decisions.set(first.again().get(j), again.get(j));
                 }
             }
-            nameUnnamedFences(connection, claims, decisions);
+            if (FirstHolders.nameUnnamed(connection, claims, decisions, again -> judgeAll(connection, again))) {
+                commits.increment();
+            }
             confirmReadsDurable(connection, claims, first, decisions);
             confirmStandbysStillNamed(connection, claims, decisions);
             askOthersToRelease(connection, decisions);
@@ -210,37 +212,6 @@ public final class PostgresFenceStore implements FenceStore {
         } catch (SQLException e) {
             return unavailableFor(again, unavailable("fences for " + again.size() + " claim(s), first "
                     + again.get(0).resource() + ", were raised or registered but could not be judged", e).getMessage());
-        }
-    }
-
-    /**
-     * A named claim admitted at an unnamed fence's token names it ({@link FirstHolders}). One whose
-     * fence turns out named by another holder meanwhile is judged again by a fresh read, and is
-     * refused as reused there; if naming fails, none of them is admitted. A naming commit that came
-     * back with a warning leaves the decisions as they are: the holder is kept on the primary, and
-     * the read the claims were admitted on is confirmed (or not) as any read is, below.
-     */
-    private void nameUnnamedFences(Connection connection, List<FenceClaim> claims, List<FenceDecision> decisions) {
-        List<Integer> candidates = FirstHolders.candidates(claims, decisions);
-        if (candidates.isEmpty()) {
-            return;
-        }
-        try {
-            FirstHolders.Named named = FirstHolders.name(connection, claims, candidates);
-            if (named.wrote()) {
-                commits.increment();
-            }
-            if (!named.judgeAgain().isEmpty()) {
-                List<FenceDecision> again = judgeAll(connection, named.judgeAgain().stream().map(claims::get).toList());
-                for (int j = 0; j < again.size(); j++) {
-                    decisions.set(named.judgeAgain().get(j), again.get(j));
-                }
-            }
-        } catch (SQLException e) {
-            for (int i : candidates) {
-                decisions.set(i, new FenceDecision.Unavailable(unavailable("the holder of the fence for "
-                        + claims.get(i).resource() + " at " + claims.get(i).token() + " could not be recorded", e).getMessage()));
-            }
         }
     }
 
