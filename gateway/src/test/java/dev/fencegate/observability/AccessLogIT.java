@@ -29,12 +29,7 @@ class AccessLogIT {
         lines.start();
         Logger logger = (Logger) LoggerFactory.getLogger(AccessLog.LOGGER);
         logger.addAppender(lines);
-        try (GatewayHarness gateway = GatewayHarness.start(MemoryObjectStore.Options.loopback(), upstream -> {
-            GatewayConfig base = GatewayHarness.config(upstream, TestPostgres.config(TestPostgres.newSchema("access_log")), Duration.ofSeconds(5));
-            return new GatewayConfig(base.listen(), base.adminListen(), base.upstream(), base.database(),
-                    base.upstreamConnectTimeout(), base.upstreamTimeout(), base.clientIdleTimeout(), base.limits(),
-                    base.safety(), base.ioThreads(), new OperationsConfig(AccessLogFormat.JSON, ""));
-        })) {
+        try (GatewayHarness gateway = loggingGateway(MemoryObjectStore.Options.loopback(), "access_log")) {
             assertThat(gateway.put("/logged/k?secret=1", 9, "x").statusCode()).isEqualTo(201);
             assertThat(gateway.put("/logged/k", 8, "y").statusCode()).isEqualTo(412);
 
@@ -71,13 +66,7 @@ class AccessLogIT {
         Logger logger = (Logger) LoggerFactory.getLogger(AccessLog.LOGGER);
         logger.addAppender(lines);
         MemoryObjectStore.Options slow = MemoryObjectStore.Options.loopback().withWriteDelay(Duration.ofSeconds(1), Duration.ofSeconds(1));
-        try (GatewayHarness gateway = GatewayHarness.start(slow, upstream -> {
-            GatewayConfig base = GatewayHarness.config(upstream, TestPostgres.config(TestPostgres.newSchema("access_log_gone")),
-                    Duration.ofSeconds(5));
-            return new GatewayConfig(base.listen(), base.adminListen(), base.upstream(), base.database(),
-                    base.upstreamConnectTimeout(), base.upstreamTimeout(), base.clientIdleTimeout(), base.limits(),
-                    base.safety(), base.ioThreads(), new OperationsConfig(AccessLogFormat.JSON, ""));
-        })) {
+        try (GatewayHarness gateway = loggingGateway(slow, "access_log_gone")) {
             try (RawHttp raw = gateway.raw()) {
                 raw.send("PUT /logged/gone HTTP/1.1\r\nHost: x\r\nFencing-Token: 3\r\nContent-Length: 1\r\n\r\nx");
                 Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> gateway.store.requestCount() > 0);
@@ -92,5 +81,15 @@ class AccessLogIT {
         } finally {
             logger.detachAppender(lines);
         }
+    }
+
+    /** A gateway with --access-log json in front of a store with {@code options}. */
+    private static GatewayHarness loggingGateway(MemoryObjectStore.Options options, String schema) throws Exception {
+        return GatewayHarness.start(options, upstream -> {
+            GatewayConfig base = GatewayHarness.config(upstream, TestPostgres.config(TestPostgres.newSchema(schema)), Duration.ofSeconds(5));
+            return new GatewayConfig(base.listen(), base.adminListen(), base.upstream(), base.database(),
+                    base.upstreamConnectTimeout(), base.upstreamTimeout(), base.clientIdleTimeout(), base.limits(),
+                    base.safety(), base.ioThreads(), new OperationsConfig(AccessLogFormat.JSON, ""));
+        });
     }
 }
