@@ -22,8 +22,11 @@ public record SettingValue(Setting setting, String value, Source source, String 
 
     private static final String MASK = "********";
     private static final Pattern USERINFO = Pattern.compile("//[^/?#]*@");
-    /** pgJDBC takes {@code password} and {@code sslpassword} from a URL's query as well as from its own settings. */
-    private static final Pattern PASSWORD_PARAMETER = Pattern.compile("([?&][^=&#]*password=)[^&#]*", Pattern.CASE_INSENSITIVE);
+    /**
+     * pgJDBC takes {@code password} and {@code sslpassword} from a URL's query as well as from its
+     * own settings, up to the next {@code &} ({@code #} included).
+     */
+    private static final Pattern PASSWORD_PARAMETER = Pattern.compile("([?&][^=&]*password=)[^&]*", Pattern.CASE_INSENSITIVE);
 
     /** {@code name = value (source)}, with secrets masked and never their length shown. */
     public String line() {

@@ -13,8 +13,8 @@ import javax.crypto.spec.SecretKeySpec;
  * Fencing tokens signed by their issuer. One write carrying 9223372036854775807 would fence every
  * holder out for good; with a key shared only by the lease service and the gateways, a worker can
  * present only tokens the issuer granted for that resource. The signature is
- * {@code v1=} base64url(HMAC-SHA256(key, "fencegate-v1\n" + resource + "\n" + token)), unpadded: the
- * 43 characters that encoding writes, no other spelling.
+ * {@code v1=} base64url(HMAC-SHA256(key, "fencegate-v1\n" + resource + "\n" + token)): the 43
+ * characters that encoding writes, or those and one '=' pad; no other spelling.
  */
 public final class TokenSignatures {
 
@@ -22,6 +22,8 @@ public final class TokenSignatures {
     private static final String ALGORITHM = "HmacSHA256";
     private static final int MIN_KEY_BYTES = 32;
     private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
+    /** base64url of a 32-byte MAC, without its pad. */
+    private static final int UNPADDED_LENGTH = 43;
 
     private final SecretKeySpec key;
 
@@ -52,9 +54,12 @@ public final class TokenSignatures {
         } catch (IllegalArgumentException e) {
             return Optional.of("the signature is not base64url");
         }
-        // The decoder also takes padding and non-zero unused bits in the last character: each MAC
-        // would have several spellings. Only the one sign() writes passes.
-        boolean canonical = ENCODER.encodeToString(given).equals(encoded);
+        // The decoder also takes non-zero unused bits in the last character, so each MAC would have
+        // several spellings: only the one sign() writes passes, with or without the one '=' pad
+        // that issuers' default encoders (Python's urlsafe_b64encode, Go's URLEncoding) add.
+        String unpadded = encoded.length() == UNPADDED_LENGTH + 1 && encoded.endsWith("=")
+                ? encoded.substring(0, UNPADDED_LENGTH) : encoded;
+        boolean canonical = ENCODER.encodeToString(given).equals(unpadded);
         if (!canonical || !MessageDigest.isEqual(given, mac(claim.resource(), claim.token()))) {
             return Optional.of("the signature does not match token " + claim.token() + " on " + claim.resource());
         }

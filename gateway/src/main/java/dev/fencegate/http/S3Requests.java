@@ -59,18 +59,20 @@ public final class S3Requests {
      * parameters from its body as from the query, so {@code uploads=}, {@code uploadId=} or
      * {@code acl=} there would make it a step of another object's multipart upload, past the check
      * that an upload id goes with its own object, or a change of a bucket's configuration.</li>
-     * <li>Multipart form data, on any write, and any multipart body on a POST: S3Proxy takes an
-     * unsigned POST to a bucket for a browser-form upload whatever its query says, so a
-     * DeleteObjects ({@code POST /bucket?delete}) whose body is also a form would be fenced for the
+     * <li>Multipart form data, on any write, and any multipart body on a DeleteObjects
+     * ({@code bodyIsXml}): S3Proxy takes an unsigned POST to a bucket for a browser-form upload
+     * whatever its query says, so a DeleteObjects whose body is also a form would be fenced for the
      * keys of its XML while the store writes the form's key.</li>
      * </ul>
-     * No S3 operation needs such a body: an object of such a type is sent with another one.
+     * No S3 operation needs a form body: an object of such a type is sent with another one. Other
+     * multipart types name an object's own type (CreateMultipartUpload of a {@code multipart/related}
+     * page) and pass, except on a DeleteObjects, whose body is the gateway's to read as XML.
      */
-    public static Optional<String> formBody(String method, List<String> contentTypes) {
+    public static Optional<String> formBody(String method, List<String> contentTypes, boolean bodyIsXml) {
         for (String contentType : contentTypes) {
             String type = WHITE_SPACE.matcher(contentType).replaceAll("").toLowerCase(Locale.ROOT);
             if (type.contains("form-urlencoded") || type.contains("multipart/form-data")
-                    || method.equals("POST") && type.contains("multipart/")) {
+                    || bodyIsXml && type.contains("multipart/")) {
                 return Optional.of("a " + method + " whose body is a form (Content-Type " + contentType + "): some S3 servers"
                         + " read a form's fields (key, uploadId, uploads, delete, acl...) as the request's own, so it may be"
                         + " another request than the one fenced; send the body with another Content-Type, such as"

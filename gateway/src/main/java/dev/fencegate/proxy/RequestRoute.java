@@ -98,8 +98,10 @@ sealed interface RequestRoute {
         if (identified instanceof StoreIdentity.Identified.Refused refused) {
             return new Answer(refused.problem(), false);
         }
+        boolean keysInBody = identified instanceof StoreIdentity.Identified.KeysInBody;
         Optional<String> form = isS3(claims.identity())
-                ? S3Requests.formBody(head.method().name(), head.headers().getAll(HttpHeaderNames.CONTENT_TYPE)) : Optional.empty();
+                ? S3Requests.formBody(head.method().name(), head.headers().getAll(HttpHeaderNames.CONTENT_TYPE), keysInBody)
+                : Optional.empty();
         if (identified instanceof StoreIdentity.Identified.KeysInBody keys) {
             // A form there is another request than the XML's keys: refused before they are read.
             return form.isPresent() ? new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, form.get()), false)

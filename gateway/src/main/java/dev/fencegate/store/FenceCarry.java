@@ -46,9 +46,9 @@ final class FenceCarry {
         /**
          * Two fences carried to one key at the same token with different holders (one of them
          * none) were both admitted, as fences of separate objects: neither holder is known to be
-         * the current one, and naming either would refuse the other's next write at that token as
-         * a reused one. No holder refuses nobody at that token, as after a raise by an operator,
-         * and the next raise records its holder; a lower token is refused all the same.
+         * the current one, so none is named here. As at any fence raised without a holder, the
+         * first of them to write again names it ({@link FirstHolders}), and the other is then
+         * refused as reused: one fence, two holders of one token. A lower token is refused all the same.
          */
         Carried with(Carried other) {
             if (token != other.token) {

@@ -173,10 +173,11 @@ public final class PostgresFenceStore implements FenceStore {
                     decisions.set(first.again().get(j), again.get(j));
                 }
             }
-            if (FirstHolders.nameUnnamed(connection, claims, decisions, again -> judgeAll(connection, again))) {
+            boolean named = FirstHolders.nameUnnamed(connection, claims, decisions, again -> judgeAll(connection, again));
+            if (named) {
                 commits.increment();
             }
-            confirmReadsDurable(connection, claims, first, decisions);
+            confirmReadsDurable(connection, claims, first, decisions, named);
             confirmStandbysStillNamed(connection, claims, decisions);
             askOthersToRelease(connection, decisions);
             return decisions;
@@ -224,8 +225,9 @@ public final class PostgresFenceStore implements FenceStore {
      * standbys named, a commit is on the primary's disk before it is visible, and nothing is added.
      */
     private void confirmReadsDurable(Connection connection, List<FenceClaim> claims, RaiseOrJudge.Look first,
-                                     List<FenceDecision> decisions) throws SQLException {
-        boolean confirmedAfterEveryRead = first.committed() && first.warning() == null && first.again().isEmpty();
+                                     List<FenceDecision> decisions, boolean namedAfter) throws SQLException {
+        // A holder named after the first commit is confirmed as a read is: by a commit after it.
+        boolean confirmedAfterEveryRead = first.committed() && first.warning() == null && first.again().isEmpty() && !namedAfter;
         if (confirmedAfterEveryRead || decisions.stream().noneMatch(FenceDecision.Admitted.class::isInstance)
                 || !standbysNamed.getAsBoolean()) {
             return;

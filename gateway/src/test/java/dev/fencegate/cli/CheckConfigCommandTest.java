@@ -122,7 +122,7 @@ class CheckConfigCommandTest {
     /** pgJDBC takes a password from the URL's query too; shown or quoted in an error, its value is masked. */
     @Test
     void aPasswordInTheDatabaseUrlIsNeverShown() {
-        String url = "jdbc:postgresql://db:5432/fences?user=fg&password=" + PASSWORD + "&sslPassword=" + ADMIN_TOKEN + "&ssl=true";
+        String url = "jdbc:postgresql://db:5432/fences?user=fg&password=" + PASSWORD + "#tail&sslPassword=" + ADMIN_TOKEN + "&ssl=true";
 
         assertThat(run(Map.of("FENCEGATE_DB_URL", url), "--upstream", "http://store:9000")).as(err.toString()).isZero();
         assertThat(lines()).contains("db-url = jdbc:postgresql://db:5432/fences?user=fg&password=********&sslPassword=********&ssl=true (env)");

@@ -183,7 +183,8 @@ class RequestRouteTest {
     /**
      * S3Proxy serves an unsigned POST to a bucket as a browser-form upload whatever its query, so a
      * DeleteObjects whose body is declared a form, by any of its Content-Type fields, is refused
-     * before its XML keys are read; an object of a multipart type that is not a form is fenced as before.
+     * before its XML keys are read; an object of a multipart type that is not a form is fenced as
+     * before, by a PUT or a CreateMultipartUpload.
      */
     @Test
     void aDeleteObjectsWhoseBodyIsDeclaredAFormIsRefusedBeforeItsKeysAreRead() {
@@ -205,6 +206,13 @@ class RequestRouteTest {
         assertThat(route(HttpMethod.POST, "/bucket?delete", "Fencing-Token", "7")).isInstanceOf(RequestRoute.DeleteObjects.class);
         assertThat(route(HttpMethod.PUT, "/bucket/mail.eml", "Fencing-Token", "7", "Content-Type", "multipart/mixed; boundary=B"))
                 .isInstanceOf(RequestRoute.Fenced.class);
+        assertThat(route(HttpMethod.POST, "/bucket/page.mht?uploads", "Fencing-Token", "7", "Content-Type",
+                "multipart/related; boundary=B")).as("CreateMultipartUpload of a multipart-typed object")
+                .isInstanceOf(RequestRoute.FencedUploadStart.class);
+        assertThat(route(HttpMethod.POST, "/bucket/page.mht?uploads", "Fencing-Token", "7", "Content-Type",
+                "multipart/form-data; boundary=B"))
+                .isInstanceOfSatisfying(RequestRoute.Answer.class, answer -> assertThat(answer.problem().outcome())
+                        .isEqualTo(Outcome.UNFENCEABLE_WRITE));
     }
 
     /** Jetty drops a target's fragment, so the store would act on less than the gateway checked. */
