@@ -70,7 +70,7 @@ public record ClaimRules(StoreIdentity identity, ResourceScopes scopes, Optional
         }
         ResourceKey object = ((StoreIdentity.Identified.Resource) identified).key();
         if (isS3()) {
-            Optional<String> unfenceable = S3Requests.unfenceable("PUT", target, object.value(), false);
+            Optional<String> unfenceable = S3Requests.unfenceable("PUT", target, object.value(), false, List::of);
             if (unfenceable.isPresent()) {
                 return new SignedKey.Refused(Problem.of(Outcome.UNFENCEABLE_WRITE, unfenceable.get()));
             }

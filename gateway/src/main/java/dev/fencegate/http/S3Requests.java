@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /** What an S3 request is, where the fence needs to know more than its path. */
@@ -33,21 +34,41 @@ public final class S3Requests {
      * <li>A bucket's configuration ({@code PUT /bucket?lifecycle}, replication, object lock,
      * policy...) later deletes, replaces or locks objects under fences the gateway never checks.
      * Creating and deleting a bucket ({@code PUT} or {@code DELETE /bucket} with no query) stay
-     * fenced as the bucket.</li>
+     * fenced as the bucket, unless the creation carries such configuration in its headers
+     * ({@code headerNames}, read only for a bucket).</li>
      * </ul>
      * Form bodies are {@link #formBody}'s.
      */
-    public static Optional<String> unfenceable(String method, String target, String key, boolean renameSource) {
+    public static Optional<String> unfenceable(String method, String target, String key, boolean renameSource,
+                                               Supplier<List<String>> headerNames) {
         if (renameSource || hasParameter(target, "renameObject")) {
             return Optional.of("RenameObject removes its source object, whose fence the gateway does not check;"
                     + " copy it (CopyObject) and delete the source through the gateway instead");
         }
+        boolean bucket = key.indexOf('/', 1) < 0;
         int query = target.indexOf('?');
-        if (key.indexOf('/', 1) < 0 && query >= 0 && query < target.length() - 1) {
+        if (bucket && query >= 0 && query < target.length() - 1) {
             return Optional.of("bucket configuration (" + target.substring(query) + ") can delete, replace or lock objects"
                     + " later, under fences the gateway never checks; change it at the store, not through the gateway");
         }
+        Optional<String> setting = bucket ? headerNames.get().stream().filter(S3Requests::configuresABucket).findFirst()
+                : Optional.empty();
+        if (setting.isPresent()) {
+            return Optional.of("bucket configuration (" + setting.get() + ", set as the bucket is created) can let writes in or"
+                    + " lock objects later, under fences the gateway never checks; create the bucket at the store, not through"
+                    + " the gateway");
+        }
         return Optional.empty();
+    }
+
+    /**
+     * Headers CreateBucket takes as the bucket's configuration, as {@code ?acl} or {@code ?object-lock}
+     * would set it: its ACL and grants, object lock, object ownership.
+     */
+    private static boolean configuresABucket(String headerName) {
+        String name = headerName.toLowerCase(Locale.ROOT);
+        return name.equals("x-amz-acl") || name.startsWith("x-amz-grant-") || name.equals("x-amz-bucket-object-lock-enabled")
+                || name.equals("x-amz-object-ownership");
     }
 
     /**

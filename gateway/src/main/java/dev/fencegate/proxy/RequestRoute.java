@@ -16,6 +16,7 @@ import dev.fencegate.http.UploadIds;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -121,7 +122,7 @@ sealed interface RequestRoute {
         }
         if (isS3(claims.identity())) {
             Optional<String> unfenceable = S3Requests.unfenceable(head.method().name(), head.uri(), object.value(),
-                    head.headers().contains(S3Requests.RENAME_SOURCE)).or(() -> form);
+                    head.headers().contains(S3Requests.RENAME_SOURCE), () -> List.copyOf(head.headers().names())).or(() -> form);
             if (unfenceable.isPresent()) {
                 return new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, unfenceable.get()), false);
             }

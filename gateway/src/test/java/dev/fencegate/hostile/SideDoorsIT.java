@@ -211,6 +211,32 @@ class SideDoorsIT {
     }
 
     /**
+     * CreateBucket takes an ACL (or grants, object lock, ownership) in its headers, as PutBucketAcl
+     * takes it in {@code ?acl}: sent straight to the store, the bucket is created writable by
+     * anyone; through the gateway the creation is refused and no bucket is made.
+     */
+    @Test
+    void aBucketCreatedWithConfigurationInItsHeadersIsRefusedAndNotCreated() throws Exception {
+        String request = " HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 1\r\nx-amz-acl: public-read-write\r\n"
+                + "Content-Length: 0\r\nConnection: close\r\n\r\n";
+        String direct = "hdrdirect" + Long.toHexString(System.nanoTime());
+        try (RawHttp raw = RawHttp.connect(store.port())) {
+            assertThat(RawHttp.status(raw.send("PUT /" + direct + request).readResponseWithBody())).isEqualTo(200);
+        }
+        assertThat(atTheStore("/" + direct + "?acl")).as("the store takes the header as the bucket's ACL").contains("AllUsers");
+
+        String bucket = "hdracl" + Long.toHexString(System.nanoTime());
+        String answer;
+        try (RawHttp raw = RawHttp.connect(gateway.port())) {
+            answer = raw.send("PUT /" + bucket + request).readResponseWithBody();
+        }
+
+        assertThat(RawHttp.status(answer)).as(answer).isEqualTo(400);
+        assertThat(answer).contains("unfenceable-write");
+        assertThat(store.directory().resolve(bucket)).doesNotExist();
+    }
+
+    /**
      * S3Proxy reads {@code uploadId} and {@code partNumber} from a form-encoded PUT's body too: the
      * PUT of one's own object would be a step of another object's upload, past the check that an
      * upload id goes with its own object (which the same id in the query meets).

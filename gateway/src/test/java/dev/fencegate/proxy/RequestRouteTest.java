@@ -140,7 +140,9 @@ class RequestRouteTest {
                 {"POST", "/bucket/key?uploadId=u", "Content-Type", "Application/X-WWW-Form-Urlencoded; charset=UTF-8"},
                 {"PUT", "/bucket", "Content-Type", "application/x-www-form-urlencoded"},
                 {"DELETE", "/bucket/", "Content-Type", "application/x-www-form-urlencoded"},
-                {"PUT", "/bucket/key", "Content-Type", "application/x-www-form-urlencoded"}};
+                {"PUT", "/bucket/key", "Content-Type", "application/x-www-form-urlencoded"},
+                {"PUT", "/bucket", "x-amz-acl", "public-read-write"}, {"PUT", "/bucket/", "X-Amz-Grant-Write", "uri=x"},
+                {"PUT", "/bucket", "x-amz-bucket-object-lock-enabled", "true"}, {"PUT", "/bucket", "x-amz-object-ownership", "ObjectWriter"}};
         for (String[] request : refused) {
             RequestRoute route = route(request);
             assertThat(route).as(String.join(" ", request)).isInstanceOf(RequestRoute.Answer.class);
@@ -148,7 +150,7 @@ class RequestRouteTest {
                     .isEqualTo(Outcome.UNFENCEABLE_WRITE);
         }
         String[][] fenced = {{"PUT", "/bucket"}, {"DELETE", "/bucket"}, {"PUT", "/bucket/key?tagging"},
-                {"PUT", "/bucket/key", "Content-Type", "application/octet-stream"}};
+                {"PUT", "/bucket/key", "Content-Type", "application/octet-stream"}, {"PUT", "/bucket/key", "x-amz-acl", "private"}};
         for (String[] request : fenced) {
             assertThat(route(request)).as(String.join(" ", request)).isInstanceOf(RequestRoute.Fenced.class);
         }
