@@ -1,5 +1,6 @@
 package dev.fencegate.fence;
 
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -11,15 +12,33 @@ import java.util.OptionalLong;
  */
 public final class RememberedFences {
 
-    private final Map<ResourceKey, Long> highest;
+    /** A map entry's own cost beside its key's characters: entry, key and string objects, the token. */
+    static final int ENTRY_BYTES = 120;
 
+    private final LinkedHashMap<ResourceKey, Long> highest = new LinkedHashMap<>(1024, 0.75f, true);
+    private final int capacity;
+    private final long byteBudget;
+    private long bytes;
+
+    /**
+     * @param capacity   the most resources remembered
+     * @param byteBudget the most heap they may take, counting a key's characters as bytes and
+     *                   {@link #ENTRY_BYTES} more for each: keys run to thousands of characters, so a
+     *                   count alone would let one writer of long new keys fill the heap
+     */
+    public RememberedFences(int capacity, long byteBudget) {
+        this.capacity = capacity;
+        this.byteBudget = byteBudget;
+    }
+
+    /** At most {@code capacity} resources, in at most {@link #defaultByteBudget()}. */
     public RememberedFences(int capacity) {
-        this.highest = new LinkedHashMap<>(1024, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<ResourceKey, Long> eldest) {
-                return size() > capacity;
-            }
-        };
+        this(capacity, defaultByteBudget());
+    }
+
+    /** An eighth of the heap this process may use. */
+    public static long defaultByteBudget() {
+        return Runtime.getRuntime().maxMemory() / 8;
     }
 
     public synchronized OptionalLong highest(ResourceKey resource) {
@@ -37,7 +56,22 @@ public final class RememberedFences {
      * below it is then refused here without a registration, which would hold the raise back.
      */
     public synchronized void raisedTo(ResourceKey resource, long token) {
-        highest.merge(resource, token, Math::max);
+        Long before = highest.get(resource);
+        if (before != null) {
+            highest.put(resource, Math.max(before, token));
+            return;
+        }
+        highest.put(resource, token);
+        bytes += cost(resource);
+        Iterator<Map.Entry<ResourceKey, Long>> eldest = highest.entrySet().iterator();
+        while ((highest.size() > capacity || bytes > byteBudget) && highest.size() > 1) {
+            bytes -= cost(eldest.next().getKey());
+            eldest.remove();
+        }
+    }
+
+    private static long cost(ResourceKey resource) {
+        return resource.value().length() + (long) ENTRY_BYTES;
     }
 
     public synchronized int size() {

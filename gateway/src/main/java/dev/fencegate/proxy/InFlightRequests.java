@@ -34,8 +34,11 @@ final class InFlightRequests extends ChannelDuplexHandler {
             @Override
             protected void initChannel(Channel channel) {
                 channel.pipeline().addLast(clients);
-                channel.pipeline().addBefore(channel.pipeline().context(ClientRequestReceiver.class).name(),
-                        "in-flight-requests", InFlightRequests.this);
+                ChannelHandlerContext receiver = channel.pipeline().context(ClientRequestReceiver.class);
+                // None when the connection was refused over --max-connections: it carries no request.
+                if (receiver != null) {
+                    channel.pipeline().addBefore(receiver.name(), "in-flight-requests", InFlightRequests.this);
+                }
             }
         };
     }

@@ -1,0 +1,44 @@
+package dev.fencegate.fence;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** The regression guard's memory is bounded by its count and by the heap its keys take, whatever their length. */
+class RememberedFencesTest {
+
+    @Test
+    void theLeastRecentlyUsedResourceIsForgottenPastTheCount() {
+        RememberedFences remembered = new RememberedFences(2, Long.MAX_VALUE);
+        remembered.raisedTo(new ResourceKey("/b/a"), 5);
+        remembered.raisedTo(new ResourceKey("/b/b"), 6);
+        remembered.highest(new ResourceKey("/b/a"));
+        remembered.raisedTo(new ResourceKey("/b/c"), 7);
+
+        assertThat(remembered.size()).isEqualTo(2);
+        assertThat(remembered.highest(new ResourceKey("/b/a"))).hasValue(5);
+        assertThat(remembered.highest(new ResourceKey("/b/b"))).isEmpty();
+        assertThat(remembered.highest(new ResourceKey("/b/c"))).hasValue(7);
+    }
+
+    /** One writer of new keys thousands of characters long must not fill the heap under the count's bound. */
+    @Test
+    void longKeysAreForgottenOnceTheyTakeTheByteBudget() {
+        long budget = 100_000;
+        RememberedFences remembered = new RememberedFences(100_000, budget);
+        String longName = "k".repeat(2_500);
+        for (int i = 0; i < 1_000; i++) {
+            remembered.raisedTo(new ResourceKey("/b/" + i + "-" + longName), 5);
+        }
+
+        int fits = (int) (budget / (2_500 + 8 + RememberedFences.ENTRY_BYTES));
+        assertThat(remembered.size()).isBetween(fits - 2, fits + 2);
+        assertThat(remembered.highest(new ResourceKey("/b/999-" + longName))).as("the newest is kept").hasValue(5);
+        assertThat(remembered.highest(new ResourceKey("/b/0-" + longName))).as("the eldest is forgotten").isEmpty();
+
+        remembered.raisedTo(new ResourceKey("/b/999-" + longName), 9);
+        assertThat(remembered.highest(new ResourceKey("/b/999-" + longName))).as("a raise of a kept key").hasValue(9);
+        remembered.raisedTo(new ResourceKey("/b/999-" + longName), 3);
+        assertThat(remembered.highest(new ResourceKey("/b/999-" + longName))).as("never lowered").hasValue(9);
+    }
+}
