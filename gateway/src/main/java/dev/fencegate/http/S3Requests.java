@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Supplier;
-import java.util.regex.Pattern;
 
 /** What an S3 request is, where the fence needs to know more than its path. */
 public final class S3Requests {
@@ -20,8 +19,6 @@ public final class S3Requests {
     public static boolean isDeleteObjects(String method, String target) {
         return method.equals("POST") && hasParameter(target, "delete");
     }
-
-    private static final Pattern WHITE_SPACE = Pattern.compile("\\s+");
 
     /** The header RenameObject names the object it removes in. */
     public static final String RENAME_SOURCE = "x-amz-rename-source";
@@ -91,7 +88,7 @@ public final class S3Requests {
      */
     public static Optional<String> formBody(String method, List<String> contentTypes, boolean bodyIsXml) {
         for (String contentType : contentTypes) {
-            String type = WHITE_SPACE.matcher(contentType).replaceAll("").toLowerCase(Locale.ROOT);
+            String type = withoutWhiteSpace(contentType.toLowerCase(Locale.ROOT));
             if (type.contains("form-urlencoded") || type.contains("multipart/form-data")
                     || bodyIsXml && type.contains("multipart/")) {
                 return Optional.of("a " + method + " whose body is a form (Content-Type " + contentType + "): some S3 servers"
@@ -101,6 +98,21 @@ public final class S3Requests {
             }
         }
         return Optional.empty();
+    }
+
+    /** {@code text} without its white space ({@code \\s}); the same string, not a copy, when it has none. */
+    private static String withoutWhiteSpace(String text) {
+        StringBuilder kept = null;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            boolean white = c == ' ' || c == '\t' || c == '\n' || c == 0x0B || c == '\f' || c == '\r';
+            if (white && kept == null) {
+                kept = new StringBuilder(text.length()).append(text, 0, i);
+            } else if (!white && kept != null) {
+                kept.append(c);
+            }
+        }
+        return kept == null ? text : kept.toString();
     }
 
     /** Whether the query has a parameter of this name, compared percent-decoded as the store's server does. */
