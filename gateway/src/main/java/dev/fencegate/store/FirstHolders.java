@@ -73,8 +73,8 @@ final class FirstHolders {
             return named.wrote();
         } catch (SQLException e) {
             for (int i : candidates) {
-                decisions.set(i, new FenceDecision.Unavailable("the holder of the fence for " + claims.get(i).resource() + " at "
-                        + claims.get(i).token() + " could not be recorded: " + e.getMessage() + " (SQLState " + e.getSQLState() + ")"));
+                decisions.set(i, new FenceDecision.Unavailable(PostgresFenceStore.unavailable("the holder of the fence for "
+                        + claims.get(i).resource() + " at " + claims.get(i).token() + " could not be recorded", e).getMessage()));
             }
             return false;
         }

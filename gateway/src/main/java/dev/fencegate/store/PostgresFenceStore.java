@@ -419,7 +419,7 @@ public final class PostgresFenceStore implements FenceStore {
         }
     }
 
-    private static FenceStoreUnavailableException unavailable(String what, SQLException e) {
+    static FenceStoreUnavailableException unavailable(String what, SQLException e) {
         return new FenceStoreUnavailableException(what + ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
     }
 }
