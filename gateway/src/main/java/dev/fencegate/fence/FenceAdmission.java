@@ -58,7 +58,7 @@ public final class FenceAdmission {
             return Optional.empty();
         }
         heldAdmissions.increment();
-        return Optional.of(new FenceDecision.Admitted(claim, Optional.of(claim.token()), window.get()));
+        return Optional.of(new FenceDecision.Admitted(claim, Optional.of(claim.token()), window.get(), false));
     }
 
     /** Claims admitted at a held fence, without a trip to the store. */

@@ -12,18 +12,26 @@ public sealed interface FenceDecision {
 
     /**
      * The claim is at or above the fence; the fence now holds {@code claim.token()}. The write may
-     * go to the store only while {@code window} is open.
+     * go to the store only while {@code window} is open. {@code holderRecorded}: the fence it was
+     * judged at, at its own token, already names the claim's holder, so there is no holder left to
+     * record; false where that is not known.
      */
-    record Admitted(FenceClaim claim, Optional<FencingToken> previous, SendWindow window) implements FenceDecision {
+    record Admitted(FenceClaim claim, Optional<FencingToken> previous, SendWindow window, boolean holderRecorded)
+            implements FenceDecision {
 
         /** As the store judges it, before an instance ties it to a registration. */
         public Admitted(FenceClaim claim, Optional<FencingToken> previous) {
-            this(claim, previous, SendWindow.OPEN);
+            this(claim, previous, SendWindow.OPEN, false);
+        }
+
+        /** Admitted at a fence already at {@code claim.token()} that names the claim's holder. */
+        public static Admitted atFenceNamingItsHolder(FenceClaim claim) {
+            return new Admitted(claim, Optional.of(claim.token()), SendWindow.OPEN, true);
         }
 
         /** The same decision, sent only while {@code sendWindow} is open. */
         public Admitted within(SendWindow sendWindow) {
-            return new Admitted(claim, previous, sendWindow);
+            return new Admitted(claim, previous, sendWindow, holderRecorded);
         }
 
         public boolean raised() {

@@ -24,6 +24,9 @@ public final class FencePolicy {
         if (order == 0 && heldBySomebodyElse(fence, claim)) {
             return new FenceDecision.Reused(claim, fence);
         }
+        if (order == 0 && fence.holder().isPresent() && fence.holder().equals(claim.holder())) {
+            return FenceDecision.Admitted.atFenceNamingItsHolder(claim);
+        }
         return new FenceDecision.Admitted(claim, Optional.of(fence.token()));
     }
 

@@ -83,13 +83,13 @@ final class FirstHolders {
     /**
      * The positions of {@code decisions} that admitted a named claim at the fence's own token, for
      * which the fence may have been unnamed. A claim that raised the fence recorded its holder
-     * with the raise.
+     * with the raise; one judged at a fence that names its holder has nothing to record.
      */
     private static List<Integer> candidates(List<FenceClaim> claims, List<FenceDecision> decisions) {
         List<Integer> candidates = new ArrayList<>();
         for (int i = 0; i < decisions.size(); i++) {
             if (decisions.get(i) instanceof FenceDecision.Admitted admitted && !admitted.raised()
-                    && claims.get(i).holder().isPresent()) {
+                    && !admitted.holderRecorded() && claims.get(i).holder().isPresent()) {
                 candidates.add(i);
             }
         }

@@ -30,8 +30,9 @@ class FencePolicyTest {
 
         assertThat(decision.kind()).isEqualTo(expected);
         switch (decision.kind()) {
-            case ADMITTED -> assertThat((FenceDecision.Admitted) decision)
-                    .isEqualTo(new FenceDecision.Admitted(claim, current.map(Fence::token)));
+            case ADMITTED -> assertThat((FenceDecision.Admitted) decision).isEqualTo(new FenceDecision.Admitted(claim,
+                    current.map(Fence::token), SendWindow.OPEN, claimHolder != null && claimHolder.equals(fenceHolder)
+                            && fenceToken == claimToken));
             case STALE -> assertThat(decision).isEqualTo(new FenceDecision.Stale(claim, current.orElseThrow()));
             case REUSED -> assertThat(decision).isEqualTo(new FenceDecision.Reused(claim, current.orElseThrow()));
             default -> throw new AssertionError("the policy only admits, or refuses as stale or reused: " + decision);

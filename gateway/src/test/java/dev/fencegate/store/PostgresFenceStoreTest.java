@@ -13,6 +13,9 @@ import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.Holder;
 import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.testing.TestPostgres;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -28,6 +31,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -302,6 +306,59 @@ class PostgresFenceStoreTest extends FenceStoreContract {
         assertThat(store.commits() - before).isEqualTo(1);
         assertThat(store.admitAll(claims)).extracting(FenceDecision::kind).containsOnly(FenceDecision.Kind.ADMITTED);
         assertThat(store.commits() - before).isEqualTo(1);
+    }
+
+    /**
+     * A named claim at a fence its batch's own read shows naming that holder is one statement, as
+     * a claim at its fence is without holders: only a fence the read shows unnamed is worth the
+     * statement that records its first holder.
+     */
+    @Test
+    void aHolderAtAFenceThatNamesItCostsNoStatementToRecordIt() {
+        List<String> statements = new ArrayList<>();
+        PostgresFenceStore watched = new PostgresFenceStore(statementsWatched(database.dataSource(), statements));
+        String batch = "/named/" + UUID.randomUUID();
+        FenceClaim named = new FenceClaim(new ResourceKey(batch + "/a"), new FencingToken(5), Optional.of(new Holder("a")));
+        FenceClaim unnamed = new FenceClaim(new ResourceKey(batch + "/b"), new FencingToken(5), Optional.empty());
+        watched.admitAll(List.of(named, unnamed));
+        FenceClaim firstHolder = new FenceClaim(unnamed.resource(), unnamed.token(), Optional.of(new Holder("b")));
+
+        statements.clear();
+        assertThat(watched.admitAll(List.of(named))).extracting(FenceDecision::kind).containsExactly(FenceDecision.Kind.ADMITTED);
+        assertThat(statements).hasSize(1);
+
+        statements.clear();
+        assertThat(watched.admitAll(List.of(named, firstHolder))).extracting(FenceDecision::kind)
+                .containsExactly(FenceDecision.Kind.ADMITTED, FenceDecision.Kind.ADMITTED);
+        assertThat(statements).hasSize(2);
+        assertThat(statements.get(1)).contains("SET holder");
+        assertThat(watched.read(unnamed.resource()).flatMap(Fence::holder)).contains(new Holder("b"));
+    }
+
+    /** Records the text of every statement prepared through {@code dataSource}. */
+    private static DataSource statementsWatched(DataSource dataSource, List<String> statements) {
+        ClassLoader loader = PostgresFenceStoreTest.class.getClassLoader();
+        return (DataSource) Proxy.newProxyInstance(loader, new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    Object result = invoke(method, dataSource, args);
+                    if (!method.getName().equals("getConnection")) {
+                        return result;
+                    }
+                    return Proxy.newProxyInstance(loader, new Class<?>[] {Connection.class}, (c, m, a) -> {
+                        if (m.getName().equals("prepareStatement") || m.getName().equals("createStatement")) {
+                            statements.add(a == null ? "(statement)" : (String) a[0]);
+                        }
+                        return invoke(m, result, a);
+                    });
+                });
+    }
+
+    private static Object invoke(Method method, Object target, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
     }
 
     /**
