@@ -5,12 +5,7 @@ import dev.fencegate.fence.ResourceNaming;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.sql.Types;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Optional;
@@ -43,37 +38,16 @@ public final class NamingGuard {
     /** How long a check that found this naming recorded lets this instance serve writes. */
     public static final Duration CONFIRMED_FOR = Duration.ofSeconds(3);
     private static final Logger log = LoggerFactory.getLogger(NamingGuard.class);
-    private static final String READ = "SELECT naming, carried, carried_naming, current_setting('fencegate.naming', true),"
-            + " tokens_signed FROM fence_naming";
-    /** Rows of other instances that expired without being withdrawn; each removal is told to its instance. */
-    private static final String FORGET_EXPIRED = """
-            WITH gone AS (DELETE FROM fence_inflight WHERE instance <> ? AND until <= now() RETURNING resource, instance)
-            SELECT count(pg_notify(?, instance::text || chr(10) || resource)) FROM gone""";
-
-    /**
-     * The record, and the naming key the session that read it carries.
-     *
-     * @param tokensSigned whether the instances require signed tokens; null when not recorded yet
-     *                     (a record written by a version that did not record it)
-     */
-    private record Recorded(String naming, boolean carried, String carriedNaming, String sessionKey, Boolean tokensSigned) {
-    }
 
     private record State(String refusal, long confirmedUntilNanos) {
     }
 
-    /** How a carry ended, and how many fences it raised (-1 when it raised none itself). */
-    private record Carry(Outcome outcome, long raised) {
-        enum Outcome { CARRIED, NAMING_CHANGED, REGISTERED, NOT_CARRIABLE }
-    }
-
-    private final DataSource dataSource;
+    private final NamingRecord record;
     private final ResourceNaming naming;
     private final String text;
     private final String key;
     private final boolean changeAllowed;
     private final boolean tokensSigned;
-    private final UUID instance;
     private final Duration settle;
     private final LongSupplier nanoClock;
     private volatile State state = new State("writes refused: this instance's naming of resources is not checked"
@@ -96,13 +70,12 @@ public final class NamingGuard {
      */
     public NamingGuard(DataSource dataSource, ResourceNaming naming, boolean changeAllowed, boolean tokensSigned,
                        UUID instance, Duration admissionBound, LongSupplier nanoClock) {
-        this.dataSource = dataSource;
         this.naming = naming;
         this.text = naming.text();
         this.key = sessionKey(naming);
+        this.record = new NamingRecord(dataSource, naming, key, tokensSigned, instance);
         this.changeAllowed = changeAllowed;
         this.tokensSigned = tokensSigned;
-        this.instance = instance;
         this.settle = CONFIRMED_FOR.plus(admissionBound).plusSeconds(1);
         this.nanoClock = nanoClock;
     }
@@ -132,7 +105,7 @@ public final class NamingGuard {
     /** Reads the recorded naming, records or carries it when this instance may, and decides. */
     public void check() throws SQLException {
         long started = nanoClock.getAsLong();
-        Recorded recorded = readOrRecord();
+        NamingRecord.Recorded recorded = record.readOrRecord();
         if (recorded.sessionKey() == null || !recorded.sessionKey().equals(key)) {
             changeSeenNanos = -1;
             refuse("this instance's database sessions do not carry its naming (fencegate.naming is '"
@@ -162,7 +135,7 @@ public final class NamingGuard {
             // While a change is not carried, nothing was served under it: what counts is the naming before it.
             String base = recorded.carried() ? recorded.naming() : recorded.carriedNaming();
             if (base.equals(text)) {
-                if (takeBack(recorded.naming())) {
+                if (record.takeBack(recorded.naming())) {
                     log.warn("Fence naming: the change to {}, never carried, is taken back to {}", recorded.naming(), text);
                     confirmSigning(recorded.tokensSigned(), started);
                 } else {
@@ -175,7 +148,7 @@ public final class NamingGuard {
                 refuse("the fence naming cannot be changed from " + base + " to " + text + ": " + why.get());
                 return;
             }
-            if (!recordChange(recorded)) {
+            if (!record.recordChange(recorded)) {
                 refuse("the fence naming changed while this instance was changing it; checking again");
                 return;
             }
@@ -195,18 +168,18 @@ public final class NamingGuard {
         if (!registrationsEnded()) {
             return;
         }
-        Carry carried = carry();
-        if (carried.outcome() == Carry.Outcome.REGISTERED) {
+        NamingRecord.Carry carried = record.carry();
+        if (carried.outcome() == NamingRecord.Carry.Outcome.REGISTERED) {
             changing("waiting for the write registrations of other instances to end", " (one was renewed)");
             return;
         }
-        if (carried.outcome() == Carry.Outcome.NOT_CARRIABLE) {
+        if (carried.outcome() == NamingRecord.Carry.Outcome.NOT_CARRIABLE) {
             changeSeenNanos = -1;
             refuse("the change of the fence naming to " + text + " was recorded over a naming its fences cannot be"
                     + " carried from; take it back with an instance of the naming last carried and --change-fence-naming");
             return;
         }
-        if (carried.outcome() == Carry.Outcome.NAMING_CHANGED) {
+        if (carried.outcome() == NamingRecord.Carry.Outcome.NAMING_CHANGED) {
             changeSeenNanos = -1;
             refuse("the fence naming changed while this instance was carrying the fences over; checking again");
             return;
@@ -226,12 +199,12 @@ public final class NamingGuard {
      * waits for such a holder to hear of it.
      */
     private boolean registrationsEnded() throws SQLException {
-        long live = otherRegistrations();
+        long live = record.otherRegistrations();
         if (live > 0) {
             changing("waiting for the write registrations of other instances to end", " (" + live + " now)");
             return false;
         }
-        long forgotten = forgetExpiredRegistrations();
+        long forgotten = record.forgetExpiredRegistrations();
         if (forgotten > 0) {
             expiredForgottenNanos = nanoClock.getAsLong();
         }
@@ -255,7 +228,7 @@ public final class NamingGuard {
      */
     private void confirmSigning(Boolean recordedSigned, long startedNanos) throws SQLException {
         if (recordedSigned == null || (recordedSigned != tokensSigned && changeAllowed)) {
-            if (!recordSigning(recordedSigned)) {
+            if (!record.recordSigning(recordedSigned)) {
                 refuse("the recorded token signing changed while this instance was recording its own; checking again");
                 return;
             }
@@ -292,21 +265,6 @@ public final class NamingGuard {
         return signed ? "signed" : "unsigned";
     }
 
-    /** Records this instance's signing setting, only if the record still holds {@code read}. */
-    private boolean recordSigning(Boolean read) throws SQLException {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement update = connection.prepareStatement(
-                     "UPDATE fence_naming SET tokens_signed = ?, changed_at = now() WHERE tokens_signed IS NOT DISTINCT FROM ?")) {
-            update.setBoolean(1, tokensSigned);
-            if (read == null) {
-                update.setNull(2, Types.BOOLEAN);
-            } else {
-                update.setBoolean(2, read);
-            }
-            return update.executeUpdate() == 1;
-        }
-    }
-
     private void confirm(long startedNanos) {
         if (state.refusal() != null) {
             log.info("Fence naming: this instance's naming of resources is the one recorded: {}, tokens {}", text,
@@ -331,150 +289,5 @@ public final class NamingGuard {
             loggedStep = step;
         }
         state = new State("writes refused: changing the fence naming to " + text + ": " + step + now, 0);
-    }
-
-    private Recorded readOrRecord() throws SQLException {
-        try (Connection connection = dataSource.getConnection()) {
-            Optional<Recorded> recorded = read(connection, false);
-            return recorded.isPresent() ? recorded.get() : recordFirst(connection);
-        }
-    }
-
-    /**
-     * No naming recorded yet (a new database, or one whose fences an earlier version wrote): this
-     * instance's is recorded, and the fences already there are carried to its keys in the same
-     * transaction, so that scopes set during an upgrade still start from their objects' fences.
-     */
-    private Recorded recordFirst(Connection connection) throws SQLException {
-        connection.setAutoCommit(false);
-        try {
-            FenceCarry.lock(connection);
-            try (PreparedStatement insert = connection.prepareStatement("INSERT INTO fence_naming (naming, naming_key, carried,"
-                    + " carried_naming, tokens_signed) VALUES (?, ?, true, ?, ?) ON CONFLICT (only_row) DO NOTHING")) {
-                insert.setString(1, text);
-                insert.setString(2, key);
-                insert.setString(3, text);
-                insert.setBoolean(4, tokensSigned);
-                if (insert.executeUpdate() == 1) {
-                    long raised = FenceCarry.raise(connection, naming);
-                    log.info("Fence naming recorded: {} ({} fence(s) raised to carry the ones already recorded)", text, raised);
-                }
-            }
-            Recorded recorded = read(connection, false)
-                    .orElseThrow(() -> new SQLException("fence_naming has no row after recording one"));
-            connection.commit();
-            return recorded;
-        } catch (SQLException | RuntimeException e) {
-            connection.rollback();
-            throw e;
-        } finally {
-            connection.setAutoCommit(true);
-        }
-    }
-
-    private static Optional<Recorded> read(Connection connection, boolean forUpdate) throws SQLException {
-        try (Statement select = connection.createStatement();
-             ResultSet row = select.executeQuery(forUpdate ? READ + " FOR UPDATE" : READ)) {
-            if (!row.next()) {
-                return Optional.empty();
-            }
-            Boolean signed = row.getObject(5, Boolean.class);
-            return Optional.of(new Recorded(row.getString(1), row.getBoolean(2), row.getString(3), row.getString(4), signed));
-        }
-    }
-
-    /** Records this naming over {@code read}, only if the record is still what was read (a carry since would change it). */
-    private boolean recordChange(Recorded read) throws SQLException {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement update = connection.prepareStatement("UPDATE fence_naming SET naming = ?, naming_key = ?,"
-                     + " carried = false, changed_at = now() WHERE naming = ? AND carried = ? AND carried_naming = ?")) {
-            update.setString(1, text);
-            update.setString(2, key);
-            update.setString(3, read.naming());
-            update.setBoolean(4, read.carried());
-            update.setString(5, read.carriedNaming());
-            return update.executeUpdate() == 1;
-        }
-    }
-
-    /** Takes back a change never carried, to the naming it was carried under before (this instance's). */
-    private boolean takeBack(String uncarried) throws SQLException {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement update = connection.prepareStatement("UPDATE fence_naming SET naming = carried_naming,"
-                     + " naming_key = ?, carried = true, changed_at = now() WHERE naming = ? AND NOT carried AND carried_naming = ?")) {
-            update.setString(1, key);
-            update.setString(2, uncarried);
-            update.setString(3, text);
-            return update.executeUpdate() == 1;
-        }
-    }
-
-    private long otherRegistrations() throws SQLException {
-        try (Connection connection = dataSource.getConnection()) {
-            return otherRows(connection, " AND until > now()");
-        }
-    }
-
-    /** Registration rows of other instances, of any age unless {@code condition} narrows them. */
-    private long otherRows(Connection connection, String condition) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(
-                "SELECT count(*) FROM fence_inflight WHERE instance <> ?" + condition)) {
-            select.setObject(1, instance);
-            try (ResultSet row = select.executeQuery()) {
-                row.next();
-                return row.getLong(1);
-            }
-        }
-    }
-
-    private long forgetExpiredRegistrations() throws SQLException {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement delete = connection.prepareStatement(FORGET_EXPIRED)) {
-            delete.setObject(1, instance);
-            delete.setString(2, InflightListener.ROW_REMOVED_CHANNEL);
-            try (ResultSet row = delete.executeQuery()) {
-                row.next();
-                return row.getLong(1);
-            }
-        }
-    }
-
-    private Carry carry() throws SQLException {
-        try (Connection connection = dataSource.getConnection()) {
-            connection.setAutoCommit(false);
-            try {
-                Optional<Recorded> recorded = read(connection, true);
-                if (recorded.isEmpty() || !recorded.get().naming().equals(text)) {
-                    connection.rollback();
-                    return new Carry(Carry.Outcome.NAMING_CHANGED, -1);
-                }
-                if (recorded.get().carried()) {
-                    connection.commit();
-                    return new Carry(Carry.Outcome.CARRIED, -1);
-                }
-                // Whoever recorded the change, the fences are carried from the naming last carried.
-                if (naming.whyNotCarriedFrom(recorded.get().carriedNaming()).isPresent()) {
-                    connection.rollback();
-                    return new Carry(Carry.Outcome.NOT_CARRIABLE, -1);
-                }
-                FenceCarry.lock(connection);
-                // None can be made under the old naming now, but one that was there may have been renewed.
-                if (otherRows(connection, "") > 0) {
-                    connection.rollback();
-                    return new Carry(Carry.Outcome.REGISTERED, -1);
-                }
-                long raised = FenceCarry.raise(connection, naming);
-                try (Statement done = connection.createStatement()) {
-                    done.executeUpdate("UPDATE fence_naming SET carried = true, carried_naming = naming, changed_at = now()");
-                }
-                connection.commit();
-                return new Carry(Carry.Outcome.CARRIED, raised);
-            } catch (SQLException | RuntimeException e) {
-                connection.rollback();
-                throw e;
-            } finally {
-                connection.setAutoCommit(true);
-            }
-        }
     }
 }
