@@ -34,13 +34,15 @@ final class RequestScreen {
         if (headers.size() > policy.maxHeaderCount()) {
             return Problem.of(Outcome.HEADERS_TOO_LARGE, "more than " + policy.maxHeaderCount() + " header fields");
         }
+        // HTTP/1.0 included: the request goes on as HTTP/1.1, which every store refuses without one.
         int hosts = headers.getAll(HttpHeaderNames.HOST).size();
-        if (hosts > 1 || hosts == 0 && version.equals(HttpVersion.HTTP_1_1)) {
+        if (hosts != 1) {
             return bad("expected exactly one Host header, got " + hosts);
         }
-        String upgrade = headers.get(HttpHeaderNames.UPGRADE);
-        if (upgrade != null && !isOnlyH2c(upgrade)) {
-            return bad("protocol upgrades are not served (Upgrade: " + upgrade + ")");
+        for (String upgrade : headers.getAll(HttpHeaderNames.UPGRADE)) {
+            if (!isOnlyH2c(upgrade)) {
+                return bad("protocol upgrades are not served (Upgrade: " + upgrade + ")");
+            }
         }
         String nominated = HopByHop.nominatesProtected(headers);
         if (nominated != null) {
@@ -61,9 +63,10 @@ final class RequestScreen {
         if (policy.maxBodySize() > 0 && HttpUtil.getContentLength(head, 0L) > policy.maxBodySize()) {
             return Problem.of(Outcome.PAYLOAD_TOO_LARGE, "Content-Length above the limit of " + policy.maxBodySize() + " bytes");
         }
-        String expect = headers.get(HttpHeaderNames.EXPECT);
-        if (expect != null && !HttpHeaderValues.CONTINUE.contentEqualsIgnoreCase(expect.trim())) {
-            return Problem.of(Outcome.EXPECTATION_FAILED, "only 'Expect: 100-continue' is supported");
+        for (String expect : headers.getAll(HttpHeaderNames.EXPECT)) {
+            if (!HttpHeaderValues.CONTINUE.contentEqualsIgnoreCase(expect.trim())) {
+                return Problem.of(Outcome.EXPECTATION_FAILED, "only 'Expect: 100-continue' is supported");
+            }
         }
         return null;
     }

@@ -71,6 +71,11 @@ final class StoreExchange {
     private boolean headUnflushed;
     /** The write of the request's end: the connection is reused only once it went out whole. */
     private ChannelFuture requestEnd;
+    /**
+     * An answer of no declared length to an HTTP/1.0 client, which has no chunked coding: its body
+     * ends when the connection closes.
+     */
+    private boolean answerEndsWithConnection;
     /** A 1xx head was dropped; the codec follows it with an empty end of its own, dropped too. */
     private boolean skippingInformational;
     /** Set when the store's answer must be checked whole before the client sees any of it. */
@@ -298,8 +303,13 @@ final class StoreExchange {
             storeReusable = HttpUtil.isKeepAlive(response) && StoreAnswers.endsOnItsOwn(request, response)
                     && !StoreAnswers.mayHaveLeftBodyUnread(request, response);
             HopByHop.strip(response.headers());
-            if (!HttpUtil.isContentLengthSet(response) && !HttpUtil.isTransferEncodingChunked(response)) {
-                HttpUtil.setTransferEncodingChunked(response, true);
+            if (!HttpUtil.isContentLengthSet(response)) {
+                answerEndsWithConnection = request.protocolVersion().equals(HttpVersion.HTTP_1_0);
+                if (answerEndsWithConnection) {
+                    HttpUtil.setTransferEncodingChunked(response, false);
+                } else if (!HttpUtil.isTransferEncodingChunked(response)) {
+                    HttpUtil.setTransferEncodingChunked(response, true);
+                }
             }
             responseStarted = checkedAnswer == null;
             responseStatus = response.status().code();
@@ -308,7 +318,7 @@ final class StoreExchange {
         if (last) {
             responseComplete = true;
         }
-        if (msg instanceof HttpResponse response && (!keepClient || !requestComplete)) {
+        if (msg instanceof HttpResponse response && (!keepClient || !requestComplete || answerEndsWithConnection)) {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
         if (checkedAnswer != null) {
@@ -423,7 +433,7 @@ final class StoreExchange {
         } else {
             store.close();
         }
-        listener.exchangeCompleted(requestComplete && keepClient);
+        listener.exchangeCompleted(requestComplete && keepClient && !answerEndsWithConnection);
     }
 
     /**

@@ -74,6 +74,11 @@ class FramingAttacksIT {
                 Arguments.of("asterisk-form", "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", 400),
                 Arguments.of("two Host headers", put + "Host: y\r\nContent-Length: 0\r\n\r\n", 400),
                 Arguments.of("no Host in HTTP/1.1", "PUT /b/k HTTP/1.1\r\n" + TOKEN + "Content-Length: 0\r\n\r\n", 400),
+                // Forwarded as HTTP/1.1, it would be refused by the store after its fence was raised.
+                Arguments.of("no Host in HTTP/1.0", "PUT /b/" + UUID.randomUUID() + " HTTP/1.0\r\nConnection: keep-alive\r\n" + TOKEN
+                        + "Content-Length: 0\r\n\r\n", 400),
+                Arguments.of("Upgrade: h2c, then websocket", "GET /b/k HTTP/1.1\r\nHost: x\r\nUpgrade: h2c\r\nUpgrade: websocket\r\n\r\n", 400),
+                Arguments.of("Expect: 100-continue, then another", put + "Expect: 100-continue\r\nExpect: foo\r\nContent-Length: 0\r\n\r\n", 417),
                 Arguments.of("HTTP/1.2", "PUT /b/k HTTP/1.2\r\nHost: x\r\n" + TOKEN + "Content-Length: 0\r\n\r\n", 505),
                 Arguments.of("HTTP/0.9", "GET /b/k\r\n\r\n", 400));
     }

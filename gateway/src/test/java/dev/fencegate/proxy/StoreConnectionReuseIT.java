@@ -11,12 +11,14 @@ import dev.fencegate.testing.TestPostgres;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -55,6 +57,10 @@ class StoreConnectionReuseIT {
         }
         if (path.startsWith("/unframed/")) {
             return new LiteralStore.Reply("HTTP/1.1 200 OK\r\n\r\nunframed " + path, true, true);
+        }
+        if (path.startsWith("/chunked/")) {
+            return LiteralStore.Reply.of("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + Integer.toHexString(path.length()) + "\r\n" + path + "\r\n0\r\n\r\n");
         }
         if (path.startsWith("/closing/")) {
             return new LiteralStore.Reply(echo(path).replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n"), true, true);
@@ -216,6 +222,24 @@ class StoreConnectionReuseIT {
             assertThat(raw.send("GET " + next + " HTTP/1.1\r\nHost: x\r\n\r\n").readResponseWithBody()).endsWith("\r\n\r\n" + next);
         }
         assertThat(connectionOf(next)).isNotEqualTo(connectionOf(write));
+    }
+
+    /**
+     * HTTP/1.0 has no chunked coding: an answer whose length the store did not declare (chunked,
+     * or ended by the store's close) reaches an HTTP/1.0 client as its bare body, ended by closing
+     * the connection, even one the client asked to keep.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/chunked/", "/unframed/"})
+    void anAnswerOfNoDeclaredLengthReachesAnHttp10ClientUnchunkedAndEndsWithTheConnection(String prefix) throws IOException {
+        String path = unique(prefix);
+        try (RawHttp raw = RawHttp.connect(gateway.port())) {
+            String response = raw.send("GET " + path + " HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n\r\n").readToClose();
+            assertThat(RawHttp.status(response)).isEqualTo(200);
+            String head = response.substring(0, response.indexOf("\r\n\r\n") + 4).toLowerCase(Locale.ROOT);
+            assertThat(head).doesNotContain("transfer-encoding").doesNotContain("content-length").contains("connection: close");
+            assertThat(response.substring(head.length())).isEqualTo(prefix.equals("/unframed/") ? "unframed " + path : path);
+        }
     }
 
     @Test

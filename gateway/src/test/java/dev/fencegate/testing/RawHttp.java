@@ -82,6 +82,11 @@ public final class RawHttp implements AutoCloseable {
         }
     }
 
+    /** Reads everything the peer sends until it closes the connection. */
+    public String readToClose() throws IOException {
+        return new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
+    }
+
     private String readLine() throws IOException {
         ByteArrayOutputStream line = new ByteArrayOutputStream();
         int b;
