@@ -2,6 +2,7 @@ package dev.fencegate.config;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.Locale;
 
 /** Everything the gateway needs, validated once at start and immutable afterwards. */
 public record GatewayConfig(
@@ -59,6 +60,7 @@ public record GatewayConfig(
         if (upstream.getRawQuery() != null || upstream.getRawFragment() != null) {
             throw new IllegalArgumentException("--upstream: '" + upstream + "' (expected no query or fragment)");
         }
+        requireStoreNameListed(upstream, limits);
         if (ioThreads < 1 || ioThreads > 256) {
             throw new IllegalArgumentException("--io-threads: " + ioThreads + " (expected 1 to 256)");
         }
@@ -70,6 +72,24 @@ public record GatewayConfig(
             throw new IllegalArgumentException("--admin-token: missing (expected a token of 16 or more characters,"
                     + " or FENCEGATE_ADMIN_TOKEN, because --admin-listen " + adminListen + " is not a loopback address)");
         }
+    }
+
+    /**
+     * A store reads the name it is reached by as itself (path-style) and a name below it as that
+     * bucket; under {@code s3-virtual-host} the gateway reads an unlisted name as a bucket
+     * (CNAME style), so with that name unlisted one object would have two fences, one per spelling.
+     * An IP address is never a bucket's name, so it need not be listed.
+     */
+    private static void requireStoreNameListed(URI upstream, Limits limits) {
+        String host = upstream.getHost().toLowerCase(Locale.ROOT);
+        if (limits.storeKind() != StoreKind.S3_VIRTUAL_HOST || host.startsWith("[") || host.matches("[0-9.]+")
+                || limits.virtualHostDomainList().contains(host)) {
+            return;
+        }
+        throw new IllegalArgumentException("--virtual-host-domains: '" + String.join(",", limits.virtualHostDomainList())
+                + "' (expected the --upstream host name '" + host + "' among them: the store reads a Host of '" + host
+                + "' as path-style and 'bucket." + host + "' as bucket 'bucket', which an unlisted name would make buckets '"
+                + host + "' and 'bucket." + host + "', two fences for one object)");
     }
 
     public HostPort upstreamAddress() {

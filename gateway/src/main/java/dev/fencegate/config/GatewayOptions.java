@@ -118,7 +118,7 @@ public final class GatewayOptions {
         flag(Setting.TRUSTED_PROXIES, value);
     }
 
-    @Option(names = "--virtual-host-domains", paramLabel = "DOMAINS", description = "Comma-separated base domains under which a Host names an S3 bucket; such writes are refused (env FENCEGATE_VIRTUAL_HOST_DOMAINS; default localhost).")
+    @Option(names = "--virtual-host-domains", paramLabel = "DOMAINS", description = "Comma-separated base domains under which a Host names an S3 bucket: under s3-path such writes are refused; under s3-virtual-host they name the bucket, and the --upstream host name must be one of them (env FENCEGATE_VIRTUAL_HOST_DOMAINS; default localhost).")
     void virtualHostDomains(String value) {
         flag(Setting.VIRTUAL_HOST_DOMAINS, value);
     }

@@ -58,11 +58,38 @@ class StoreKindTest {
         assertThat(configOf("--store-kind", "webdav", "--virtual-host-domains", "unused:1").limits().storeKind()).isEqualTo(StoreKind.WEBDAV);
     }
 
+    /**
+     * Under s3-virtual-host an unlisted name is a bucket (CNAME style), but a store reads the name it
+     * is reached by as itself: with that name unlisted, {@code Host: localhost} and
+     * {@code Host: b.localhost} would be two fences for the store's one object {@code b/k}.
+     */
+    @Test
+    void underVirtualHostingTheStoresOwnNameMustBeListed() {
+        assertThat(catchThrowable(() -> configReaching("http://localhost:9000", "--store-kind", "s3-virtual-host",
+                "--virtual-host-domains", "s3.example.test")))
+                .hasMessageContaining("--virtual-host-domains: 's3.example.test' (expected the --upstream host name 'localhost'"
+                        + " among them");
+        assertThat(catchThrowable(() -> configReaching("http://S3.Example.com:9000", "--store-kind", "s3-virtual-host",
+                "--virtual-host-domains", "s3.example.test"))).hasMessageContaining("host name 's3.example.com'");
+        assertThat(configReaching("http://localhost:9000", "--store-kind", "s3-virtual-host", "--virtual-host-domains",
+                "s3.example.test,localhost").limits().storeKind()).isEqualTo(StoreKind.S3_VIRTUAL_HOST);
+        assertThat(configReaching("http://127.0.0.1:9000", "--store-kind", "s3-virtual-host", "--virtual-host-domains",
+                "s3.example.test").limits().storeKind()).isEqualTo(StoreKind.S3_VIRTUAL_HOST);
+        assertThat(configReaching("http://[::1]:9000", "--store-kind", "s3-virtual-host", "--virtual-host-domains",
+                "s3.example.test").limits().storeKind()).isEqualTo(StoreKind.S3_VIRTUAL_HOST);
+        assertThat(configReaching("http://localhost:9000", "--virtual-host-domains", "s3.example.test").limits().storeKind())
+                .isEqualTo(StoreKind.S3_PATH);
+    }
+
     private static GatewayConfig configOf(String... args) {
+        return configReaching("http://127.0.0.1:9000", args);
+    }
+
+    private static GatewayConfig configReaching(String upstream, String... args) {
         GatewayOptionsTest.Wrapper wrapper = new GatewayOptionsTest.Wrapper();
         String[] all = new String[args.length + 2];
         all[0] = "--upstream";
-        all[1] = "http://127.0.0.1:9000";
+        all[1] = upstream;
         System.arraycopy(args, 0, all, 2, args.length);
         new CommandLine(wrapper).parseArgs(all);
         return wrapper.options.toConfig(Map.of());
