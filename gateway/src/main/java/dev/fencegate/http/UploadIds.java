@@ -63,7 +63,8 @@ public final class UploadIds {
             }
             if (name.get().equalsIgnoreCase("uploadId")) {
                 Optional<String> value = decode(pair.length == 2 ? pair[1] : "");
-                if (value.isEmpty() || value.get().isEmpty()) {
+                // A NUL cannot be recorded (nor looked up) as PostgreSQL text: refused as bad input, not as the database's failure.
+                if (value.isEmpty() || value.get().isEmpty() || value.get().indexOf('\0') >= 0) {
                     return new Role.Refused("uploadId without a usable value");
                 }
                 ids.add(value.get());

@@ -27,6 +27,8 @@ class UploadIdsTest {
         "PUT    | /b/k?uploadId=                   | Refused",
         "PUT    | /b/k?uploadId                    | Refused",
         "PUT    | /b/k?uploadId=%zz                | Refused",
+        "PUT    | /b/k?uploadId=a%00b              | Refused",
+        "PUT    | /b/k?uploadId=a%01b              | Continues:a\u0001b",
     })
     void theRoleOfAWriteComesFromItsQueryAsTheStoreDecodesIt(String method, String target, String expected) {
         UploadIds.Role role = UploadIds.of(method, target);
