@@ -246,6 +246,11 @@ public final class InstanceFences {
             if (decision instanceof FenceDecision.Draining) {
                 // The fence is at the claim's token now: writes here below it are stale and need not go out.
                 endHolds(claim.resource(), claim.token().value());
+            } else if (decision instanceof FenceDecision.Stale stale) {
+                // The fence read is above any value held here, whose raise this instance has not heard of yet.
+                endHolds(claim.resource(), stale.current().token().value());
+            } else if (decision instanceof FenceDecision.Reused reused) {
+                endHolds(claim.resource(), reused.current().token().value());
             } else if (decision instanceof FenceDecision.Unavailable) {
                 held.remove(claim.resource());
             }

@@ -4,6 +4,7 @@ import dev.fencegate.fence.InstanceFences;
 import dev.fencegate.fence.RememberedFences;
 import dev.fencegate.fence.ResourceKey;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.OptionalLong;
@@ -20,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * fences, stops sending its writes below that token, and withdraws an idle registration at once
  * instead of after its idle delay. Between waits it pings the server, so held fences are
  * used only while this connection is known to be up and every notice sent before the ping has
- * been heard. A missed notice costs a wait, never a wrong decision among gateways.
+ * been heard; the ping reads back a mark the listening session set, so a pooler that runs the
+ * ping on another session is found out. A missed notice costs a wait, never a wrong decision among gateways.
  */
 public final class InflightListener implements AutoCloseable {
 
@@ -34,6 +36,13 @@ public final class InflightListener implements AutoCloseable {
     static final char TOKEN_SEPARATOR = '\n';
     private static final Logger log = LoggerFactory.getLogger(InflightListener.class);
     private static final int POLL_MILLIS = 250;
+    /**
+     * Set on the listening session to a value of its own and read back with every ping: a session
+     * that answers without it is not the one that listens, so notices sent meanwhile may have been
+     * delivered to nobody.
+     */
+    private static final String SESSION_MARK = "fencegate.listener";
+    private static final String POOLED = "the session answering the listener's ping is not the one that listens";
 
     private final DataSource dataSource;
     private final InstanceFences fences;
@@ -60,26 +69,49 @@ public final class InflightListener implements AutoCloseable {
         while (!closed) {
             try (Connection connection = dataSource.getConnection();
                  Statement statement = connection.createStatement()) {
+                String session = UUID.randomUUID().toString();
+                statement.execute("SET " + SESSION_MARK + " = '" + session + "'");
                 statement.execute("LISTEN " + CHANNEL);
                 statement.execute("LISTEN " + ROW_REMOVED_CHANNEL);
                 PGConnection received = connection.unwrap(PGConnection.class);
                 while (!closed) {
                     long asked = fences.now();
                     // The server sends what was notified before the ping ahead of its answer.
-                    statement.execute("SELECT 1");
+                    String answered = pingedSession(statement);
                     deliver(received.getNotifications());
+                    if (!session.equals(answered)) {
+                        throw new SQLException(pooled(answered));
+                    }
                     fences.listenerConfirmed(asked);
                     deliver(received.getNotifications(POLL_MILLIS));
                 }
             } catch (SQLException | RuntimeException e) {
                 fences.listenerLost();
                 if (!closed) {
-                    log.debug("in-flight listener lost its connection, reconnecting: {}", e.getMessage());
+                    if (e.getMessage() != null && e.getMessage().startsWith(POOLED)) {
+                        log.error("in-flight listener: {}", e.getMessage());
+                    } else {
+                        log.debug("in-flight listener lost its connection, reconnecting: {}", e.getMessage());
+                    }
                     pause();
                 }
             }
         }
         fences.listenerLost();
+    }
+
+    /** The mark the session answering the ping carries: the one the listener set, unless a pooler moved it. */
+    private static String pingedSession(Statement statement) throws SQLException {
+        try (ResultSet row = statement.executeQuery("SELECT current_setting('" + SESSION_MARK + "', true)")) {
+            row.next();
+            return row.getString(1);
+        }
+    }
+
+    private static String pooled(String answered) {
+        return POOLED + " (it carries '" + (answered == null ? "" : answered) + "'): a connection pooler in transaction or"
+                + " statement mode hands a session's notices to whichever client it serves then, so raises go unheard;"
+                + " held fences stay unused; connect the gateway straight to PostgreSQL or through session pooling";
     }
 
     private void deliver(PGNotification[] batch) {

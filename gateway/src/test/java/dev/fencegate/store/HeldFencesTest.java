@@ -7,13 +7,19 @@ import dev.fencegate.fence.FenceClaim;
 import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.Holder;
+import dev.fencegate.fence.InstanceFences;
 import dev.fencegate.fence.LeaseTiming;
+import dev.fencegate.fence.RememberedFences;
 import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.testing.TestPostgres;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +29,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -283,6 +290,56 @@ class HeldFencesTest {
         assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Admitted.class);
 
         assertThat(generation(a)).isGreaterThan(before);
+    }
+
+    /**
+     * A connection pooler in transaction mode runs the listener's ping on whichever session it
+     * serves then, not always the one that listens, and the notices sent to the listening session
+     * in between reach no client: a listener whose ping another session answers never confirms, so
+     * held fences stay unused and every write asks the database.
+     */
+    @Test
+    void aListenerWhosePingAnotherSessionAnswersNeverConfirms() throws SQLException {
+        try (Connection elsewhere = database.dataSource().getConnection()) {
+            InstanceFences fences = new InstanceFences(new PostgresInflightRegistrations(database.dataSource(), UUID.randomUUID()),
+                    TIMING, System::nanoTime);
+            try (InflightListener listener = new InflightListener(pingsElsewhere(database.dataSource(), elsewhere), fences,
+                    new RememberedFences(100), UUID.randomUUID()).start()) {
+                await().during(Duration.ofMillis(1_500)).atMost(Duration.ofSeconds(3)).until(() -> !fences.hearsRaises());
+            }
+            try (InflightListener listener = new InflightListener(database.dataSource(), fences, new RememberedFences(100),
+                    UUID.randomUUID()).start()) {
+                await().atMost(Duration.ofSeconds(5)).until(fences::hearsRaises);
+            }
+        }
+    }
+
+    /** Connections whose queries (the listener's ping) run on {@code elsewhere}, as a pooler may run them. */
+    private static DataSource pingsElsewhere(DataSource dataSource, Connection elsewhere) {
+        ClassLoader loader = HeldFencesTest.class.getClassLoader();
+        return (DataSource) Proxy.newProxyInstance(loader, new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+            Object result = invoke(method, dataSource, args);
+            if (!method.getName().equals("getConnection")) {
+                return result;
+            }
+            return Proxy.newProxyInstance(loader, new Class<?>[] {Connection.class}, (c, m, a) -> {
+                Object made = invoke(m, result, a);
+                if (!m.getName().equals("createStatement")) {
+                    return made;
+                }
+                return Proxy.newProxyInstance(loader, new Class<?>[] {Statement.class}, (st, sm, sa) ->
+                        sm.getName().equals("executeQuery") ? elsewhere.createStatement().executeQuery((String) sa[0])
+                                : invoke(sm, made, sa));
+            });
+        });
+    }
+
+    private static Object invoke(Method method, Object target, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
     }
 
     /** A new object's registration goes a second after its write: it costs the sweep and the table nothing after that. */

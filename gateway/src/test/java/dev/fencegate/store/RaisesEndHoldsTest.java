@@ -103,6 +103,24 @@ class RaisesEndHoldsTest {
                 assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class));
     }
 
+    /**
+     * A raise whose notice this instance never heard (lost on its way, as through a pooler that
+     * hands the listening session's notices to nobody) still ends the hold as soon as one of its
+     * own claims reads the fence above it.
+     */
+    @Test
+    void aFenceReadAboveTheHeldValueEndsTheHold() throws SQLException {
+        FenceInstance a = instance();
+        a.holdAt(claim(5));
+        sql("ALTER TABLE " + schema + ".fence DISABLE TRIGGER ALL",
+                "UPDATE " + schema + ".fence SET token = 9 WHERE resource = '" + key.value() + "'",
+                "ALTER TABLE " + schema + ".fence ENABLE TRIGGER ALL");
+
+        assertThat(a.writeAndFinish(claim(6))).isInstanceOf(FenceDecision.Stale.class);
+
+        assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class);
+    }
+
     @Test
     void aRaiseBySqlEndsTheHoldAndClosesTheHoldersUnsentWrites() throws Exception {
         FenceInstance a = instance();
