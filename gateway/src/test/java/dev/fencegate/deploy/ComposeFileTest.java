@@ -8,6 +8,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.fencegate.config.GatewayOptions;
 import dev.fencegate.config.HostPort;
 import dev.fencegate.config.Setting;
+import dev.fencegate.http.S3Requests;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -50,7 +51,13 @@ class ComposeFileTest {
         services.fields().forEachRemaining(service -> service.getValue().path("depends_on").fields().forEachRemaining(dependency -> {
             String what = service.getKey() + " -> " + dependency.getKey();
             assertThat(services.has(dependency.getKey())).as(what + ": no such service").isTrue();
-            assertThat(services.get(dependency.getKey()).path("healthcheck").path("test").isMissingNode())
+            JsonNode target = services.get(dependency.getKey());
+            if (target.path("restart").asText().equals("no")) {
+                // A one-shot (the bucket's creation) is awaited to its successful end.
+                assertThat(dependency.getValue().path("condition").asText()).as(what).isEqualTo("service_completed_successfully");
+                return;
+            }
+            assertThat(target.path("healthcheck").path("test").isMissingNode())
                     .as(what + ": the target has no healthcheck").isFalse();
             assertThat(dependency.getValue().path("condition").asText()).as(what).isEqualTo("service_healthy");
             assertThat(dependency.getValue().has("required")).as(what + ": depends_on.required").isFalse();
@@ -156,6 +163,24 @@ class ComposeFileTest {
         assertThat(finalStage).anyMatch(line -> line.startsWith("COPY --from=") && line.endsWith(" /app/fencegate.jar"));
         // The production jar has no store command: the loadtest profile's store runs from the demo jar.
         assertThat(finalStage).anyMatch(line -> line.startsWith("COPY --from=") && line.endsWith(" /app/fencegate-demo.jar"));
+    }
+
+    /**
+     * The demo's workers write through the gateway's default store kind (s3-path), which refuses a
+     * form-typed write: curl's {@code --data-binary} sends one unless the command names a type.
+     * Each worker's PUT names a type the gateway passes, and waits for the bucket it writes into.
+     */
+    @Test
+    void theDemoWorkersWritesNameABodyTypeTheGatewayPassesAndWaitForTheBucket() {
+        Pattern type = Pattern.compile("-H \"Content-Type: ([^\"]+)\"");
+        for (String worker : List.of("worker-a", "worker-b")) {
+            String command = text(services.path(worker).path("command"));
+            assertThat(command).as(worker).contains("-X PUT").contains("--data-binary");
+            Matcher named = type.matcher(command.replace("\\\"", "\""));
+            assertThat(named.find()).as(worker + ": a Content-Type on the PUT").isTrue();
+            assertThat(S3Requests.formBody("PUT", List.of(named.group(1)), false)).as(worker).isEmpty();
+            assertThat(services.path(worker).path("depends_on").has("bucket")).as(worker + " waits for the bucket").isTrue();
+        }
     }
 
     @Test
