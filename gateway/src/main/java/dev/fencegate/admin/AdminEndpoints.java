@@ -28,7 +28,7 @@ public final class AdminEndpoints {
         this(readiness, registry, Optional.of(new FenceRoutes(fences, auth, claims)));
     }
 
-    private AdminEndpoints(Readiness readiness, PrometheusMeterRegistry registry, Optional<FenceRoutes> fences) {
+    AdminEndpoints(Readiness readiness, PrometheusMeterRegistry registry, Optional<FenceRoutes> fences) {
         this.readiness = readiness;
         this.registry = registry;
         this.fences = fences;

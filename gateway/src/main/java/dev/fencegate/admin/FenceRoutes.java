@@ -8,6 +8,7 @@ import dev.fencegate.fence.Holder;
 import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.http.ClaimRules;
 import dev.fencegate.http.FencingHeaders;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -23,16 +24,26 @@ import org.slf4j.LoggerFactory;
 final class FenceRoutes {
 
     static final String PREFIX = "/fences/";
+    /** How long a raise waits for writes below it, admitted earlier through any instance, to end. */
+    static final Duration SETTLE_WITHIN = Duration.ofSeconds(5);
+    private static final long FIRST_RETRY_MILLIS = 2;
+    private static final long MAX_RETRY_MILLIS = 100;
     private static final Logger audit = LoggerFactory.getLogger("fencegate.audit");
 
     private final FenceAdmin fences;
     private final AdminAuth auth;
     private final ClaimRules claims;
+    private final Duration settleWithin;
 
     FenceRoutes(FenceAdmin fences, AdminAuth auth, ClaimRules claims) {
+        this(fences, auth, claims, SETTLE_WITHIN);
+    }
+
+    FenceRoutes(FenceAdmin fences, AdminAuth auth, ClaimRules claims, Duration settleWithin) {
         this.fences = fences;
         this.auth = auth;
         this.claims = claims;
+        this.settleWithin = settleWithin;
     }
 
     boolean requiresToken() {
@@ -83,7 +94,8 @@ final class FenceRoutes {
         FencingToken token = ((FencingHeaders.TokenParse.Valid) parsed).token();
         FenceDecision decision = fences.raise(resource, token);
         return switch (decision.kind()) {
-            case ADMITTED, DRAINING -> raised(resource, token, decision, request.remoteAddress());
+            case ADMITTED -> raised(resource, token, decision, request.remoteAddress(), false);
+            case DRAINING -> raised(resource, token, decision, request.remoteAddress(), !settled(resource, token));
             case STALE, REUSED -> refusedToLower(resource, token, decision, request.remoteAddress());
             case UNAVAILABLE -> throw new FenceStoreUnavailableException(((FenceDecision.Unavailable) decision).detail());
             case MISSING_TOKEN, MALFORMED_TOKEN, MALFORMED_HOLDER ->
@@ -91,8 +103,39 @@ final class FenceRoutes {
         };
     }
 
-    /** Draining counts as raised: the row went up; writes admitted earlier with lower tokens may still land. */
-    private AdminResponse raised(ResourceKey resource, FencingToken token, FenceDecision decision, String who) {
+    /**
+     * After a raise that found writes below it still possible through some instance (one that
+     * held the old fence may admit from memory until it hears of the raise): asks again, as a
+     * write's raise does, until none is, or {@link #settleWithin} has passed. Blocking: the admin
+     * port's handlers run off its event loop.
+     */
+    private boolean settled(ResourceKey resource, FencingToken token) {
+        long deadline = System.nanoTime() + settleWithin.toNanos();
+        long retryMillis = FIRST_RETRY_MILLIS;
+        while (System.nanoTime() + retryMillis * 1_000_000 - deadline < 0) {
+            try {
+                Thread.sleep(retryMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+            FenceDecision again = fences.raise(resource, token);
+            if (again.kind() != FenceDecision.Kind.DRAINING) {
+                // Admitted at the fence, or a raise above it since (whose own wait covers what is below it).
+                return again.kind() != FenceDecision.Kind.UNAVAILABLE;
+            }
+            retryMillis = Math.min(retryMillis * 2, MAX_RETRY_MILLIS);
+        }
+        return false;
+    }
+
+    /**
+     * The row went up either way. 200 once no write below the new fence can still be admitted or
+     * sent through any instance; 202, {@code "draining":true}, when some may still be after
+     * {@link #settleWithin}: writes admitted earlier with lower tokens may yet land, and an instance
+     * that has not heard of the raise may admit more until it does.
+     */
+    private AdminResponse raised(ResourceKey resource, FencingToken token, FenceDecision decision, String who, boolean draining) {
         Optional<FencingToken> previous = decision instanceof FenceDecision.Admitted admitted ? admitted.previous() : Optional.empty();
         boolean unchanged = previous.isPresent() && previous.get().equals(token);
         if (unchanged) {
@@ -103,6 +146,12 @@ final class FenceRoutes {
         }
         Map<String, Object> body = describe(resource, fences.read(resource));
         body.put("previous", previous.map(FencingToken::value).orElse(null));
+        if (draining) {
+            audit.warn("admin {} raise of {} to {}: writes below it may still be in flight after {} ms", who, resource, token,
+                    settleWithin.toMillis());
+            body.put("draining", true);
+            return AdminResponse.json(202, body);
+        }
         return AdminResponse.json(200, body);
     }
 

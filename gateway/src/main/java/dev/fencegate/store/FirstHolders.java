@@ -55,12 +55,13 @@ final class FirstHolders {
      * leaves the decisions as they are: the holder is kept on the primary, and the read the claims
      * were admitted on is confirmed (or not) after this, as any read is.
      *
-     * @return whether a fence was named, so a commit waited for the WAL
+     * @return what naming did: whether it wrote, and whether a claim was judged on a read made
+     *         after the batch's commit, which a commit after it must confirm as any read
      */
-    static boolean nameUnnamed(Connection connection, List<FenceClaim> claims, List<FenceDecision> decisions, Judge judge) {
+    static Outcome nameUnnamed(Connection connection, List<FenceClaim> claims, List<FenceDecision> decisions, Judge judge) {
         List<Integer> candidates = candidates(claims, decisions);
         if (candidates.isEmpty()) {
-            return false;
+            return Outcome.NOTHING;
         }
         try {
             Named named = name(connection, claims, candidates);
@@ -70,14 +71,23 @@ final class FirstHolders {
                     decisions.set(named.judgeAgain().get(j), again.get(j));
                 }
             }
-            return named.wrote();
+            return new Outcome(named.wrote(), named.wrote() || !named.judgeAgain().isEmpty());
         } catch (SQLException e) {
             for (int i : candidates) {
                 decisions.set(i, new FenceDecision.Unavailable(PostgresFenceStore.unavailable("the holder of the fence for "
                         + claims.get(i).resource() + " at " + claims.get(i).token() + " could not be recorded", e).getMessage()));
             }
-            return false;
+            return Outcome.NOTHING;
         }
+    }
+
+    /**
+     * {@code wrote}: a fence was named, so a commit waited for the WAL. {@code readAfterCommit}: a
+     * decision now rests on what naming wrote or read after the batch's own commit (another
+     * session's naming included), which no commit of the batch has confirmed yet.
+     */
+    record Outcome(boolean wrote, boolean readAfterCommit) {
+        static final Outcome NOTHING = new Outcome(false, false);
     }
 
     /**

@@ -173,11 +173,11 @@ public final class PostgresFenceStore implements FenceStore {
                     decisions.set(first.again().get(j), again.get(j));
                 }
             }
-            boolean named = FirstHolders.nameUnnamed(connection, claims, decisions, again -> judgeAll(connection, again));
-            if (named) {
+            FirstHolders.Outcome named = FirstHolders.nameUnnamed(connection, claims, decisions, again -> judgeAll(connection, again));
+            if (named.wrote()) {
                 commits.increment();
             }
-            confirmReadsDurable(connection, claims, first, decisions, named);
+            confirmReadsDurable(connection, claims, first, decisions, named.readAfterCommit());
             confirmStandbysStillNamed(connection, claims, decisions);
             askOthersToRelease(connection, decisions);
             return decisions;
@@ -225,9 +225,9 @@ public final class PostgresFenceStore implements FenceStore {
      * standbys named, a commit is on the primary's disk before it is visible, and nothing is added.
      */
     private void confirmReadsDurable(Connection connection, List<FenceClaim> claims, RaiseOrJudge.Look first,
-                                     List<FenceDecision> decisions, boolean namedAfter) throws SQLException {
-        // A holder named after the first commit is confirmed as a read is: by a commit after it.
-        boolean confirmedAfterEveryRead = first.committed() && first.warning() == null && first.again().isEmpty() && !namedAfter;
+                                     List<FenceDecision> decisions, boolean readAfterCommit) throws SQLException {
+        // A holder named, or a claim judged again, after the first commit is confirmed as a read is: by a commit after it.
+        boolean confirmedAfterEveryRead = first.committed() && first.warning() == null && first.again().isEmpty() && !readAfterCommit;
         if (confirmedAfterEveryRead || decisions.stream().noneMatch(FenceDecision.Admitted.class::isInstance)
                 || !standbysNamed.getAsBoolean()) {
             return;

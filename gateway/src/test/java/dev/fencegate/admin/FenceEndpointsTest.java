@@ -22,9 +22,11 @@ import dev.fencegate.http.WebDavIdentity;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -231,6 +233,46 @@ class FenceEndpointsTest {
 
         assertThat(endpoints.handle(get(REPORT)).status()).isEqualTo(503);
         assertThat(endpoints.handle(post(REPORT, "4", null)).headers()).containsEntry("Retry-After", "1");
+    }
+
+    /**
+     * A raise that finds writes below it still possible through some instance (one that held the
+     * old fence may admit from memory until it hears of the raise) is answered 200 only once none
+     * is: it asks again, as a write's raise does, and answers 202 with {@code "draining":true} if
+     * some still may be when its wait ends.
+     */
+    @Test
+    void aRaiseIsAnswered200OnlyOnceNoWriteBelowItCanStillBeSent() throws IOException {
+        AtomicInteger drainingFor = new AtomicInteger(3);
+        AtomicInteger asked = new AtomicInteger();
+        FenceAdmin draining = new FenceAdmin() {
+            @Override
+            public Optional<Fence> read(ResourceKey resource) {
+                return Optional.of(new Fence(resource, new FencingToken(6), Optional.empty()));
+            }
+
+            @Override
+            public FenceDecision raise(ResourceKey resource, FencingToken token) {
+                asked.incrementAndGet();
+                FenceClaim claim = new FenceClaim(resource, token, Optional.empty());
+                Fence fence = new Fence(resource, token, Optional.empty());
+                return drainingFor.getAndDecrement() > 0 ? new FenceDecision.Draining(claim, fence)
+                        : new FenceDecision.Admitted(claim, Optional.of(token));
+            }
+        };
+        AdminEndpoints settling = new AdminEndpoints(new Readiness(), registry, Optional.of(new FenceRoutes(draining,
+                AdminAuth.loopbackOnly(), ClaimRules.plain(), Duration.ofMillis(500))));
+
+        AdminResponse settled = settling.handle(post(REPORT, "6", null));
+        assertThat(settled.status()).isEqualTo(200);
+        assertThat(asked).hasValue(4);
+        assertThat(json(settled).has("draining")).isFalse();
+
+        drainingFor.set(Integer.MAX_VALUE);
+        AdminResponse unsettled = settling.handle(post(REPORT, "6", null));
+        assertThat(unsettled.status()).isEqualTo(202);
+        assertThat(json(unsettled).get("draining").asBoolean()).isTrue();
+        assertThat(json(unsettled).get("token").asLong()).isEqualTo(6);
     }
 
     private AdminEndpoints open() {
