@@ -13,6 +13,7 @@ import dev.fencegate.observability.RuntimeMetrics;
 import dev.fencegate.proxy.AdminServer;
 import dev.fencegate.proxy.ConnectionBounds;
 import dev.fencegate.proxy.GatewayServer;
+import dev.fencegate.proxy.ListenAddresses;
 import dev.fencegate.proxy.StoreProbe;
 import dev.fencegate.store.FenceService;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -43,6 +44,9 @@ public final class Gateway implements AutoCloseable {
     }
 
     public static Gateway start(GatewayConfig config) throws InterruptedException {
+        // Before the fence database is touched: a start that cannot listen changes nothing there.
+        ListenAddresses.requireFree(config.listen(), "--listen");
+        ListenAddresses.requireFree(config.adminListen(), "--admin-listen");
         Readiness readiness = new Readiness();
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         FenceService fences = FenceService.start(config, naming(config), readiness, registry);

@@ -67,11 +67,20 @@ public record GatewayConfig(
         Durations.requireTimeout("--upstream-connect-timeout", upstreamConnectTimeout, Durations.LONGEST_TIMEOUT);
         Durations.requireTimeout("--upstream-timeout", upstreamTimeout, Durations.LONGEST_TIMEOUT);
         Durations.requireTimeout("--client-idle-timeout", clientIdleTimeout, Durations.LONGEST_TIMEOUT);
+        if (adminListen.port() != 0 && adminListen.port() == listen.port() && (adminListen.host().equals(listen.host())
+                || isWildcard(listen.host()) || isWildcard(adminListen.host()))) {
+            throw new IllegalArgumentException("--admin-listen: " + adminListen + " (expected a port other than --listen "
+                    + listen + "'s: both cannot listen on it)");
+        }
         if (!adminListen.isLoopback() && operations.adminTokenIfSet().isEmpty()) {
             // The admin port can raise fences; off loopback it must not be open to whoever reaches it.
             throw new IllegalArgumentException("--admin-token: missing (expected a token of 16 or more characters,"
                     + " or FENCEGATE_ADMIN_TOKEN, because --admin-listen " + adminListen + " is not a loopback address)");
         }
+    }
+
+    private static boolean isWildcard(String host) {
+        return host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]");
     }
 
     /**

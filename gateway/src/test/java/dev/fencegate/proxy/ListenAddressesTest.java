@@ -1,0 +1,75 @@
+package dev.fencegate.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.fencegate.Gateway;
+import dev.fencegate.config.DatabaseConfig;
+import dev.fencegate.config.GatewayConfig;
+import dev.fencegate.config.HostPort;
+import dev.fencegate.config.Limits;
+import dev.fencegate.config.SafetyConfig;
+import dev.fencegate.testing.TestPostgres;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** A start that cannot listen says which setting to change, and changes nothing in the fence database. */
+class ListenAddressesTest {
+
+    @Test
+    void aPortAnotherProcessHoldsIsRefusedNamingTheSetting() throws IOException {
+        try (ServerSocket held = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            HostPort taken = new HostPort("127.0.0.1", held.getLocalPort());
+
+            assertThat(catchThrowable(() -> ListenAddresses.requireFree(taken, "--admin-listen")))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("--admin-listen: " + taken + " (expected an address this process can listen on");
+        }
+    }
+
+    @Test
+    void aStartThatCannotListenLeavesTheFenceDatabaseUntouched() throws IOException, SQLException {
+        String schema = TestPostgres.newSchema("listen_taken");
+        DatabaseConfig database = TestPostgres.config(schema);
+        try (ServerSocket held = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            GatewayConfig config = config(new HostPort("127.0.0.1", held.getLocalPort()), new HostPort("127.0.0.1", 0), database);
+
+            assertThat(catchThrowable(() -> Gateway.start(config))).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("--listen: 127.0.0.1:" + held.getLocalPort());
+        }
+        try (Connection connection = DriverManager.getConnection(database.url(), database.user(), database.password());
+             PreparedStatement schemas = connection.prepareStatement("SELECT count(*) FROM pg_namespace WHERE nspname = ?")) {
+            schemas.setString(1, schema);
+            try (ResultSet row = schemas.executeQuery()) {
+                row.next();
+                assertThat(row.getLong(1)).as("schema " + schema + " made by a start that never served").isZero();
+            }
+        }
+    }
+
+    @Test
+    void theAdminPortIsNeverTheDataPort() {
+        DatabaseConfig database = TestPostgres.config("unused");
+        for (String admin : new String[] {"127.0.0.1", "0.0.0.0"}) {
+            assertThat(catchThrowable(() -> config(new HostPort("127.0.0.1", 18_080), new HostPort(admin, 18_080), database)))
+                    .as(admin).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("--admin-listen: " + admin + ":18080 (expected a port other than --listen");
+        }
+        assertThat(config(new HostPort("127.0.0.1", 18_080), new HostPort("127.0.0.2", 18_080), database).adminListen().port())
+                .isEqualTo(18_080);
+    }
+
+    private static GatewayConfig config(HostPort listen, HostPort admin, DatabaseConfig database) {
+        return new GatewayConfig(listen, admin, URI.create("http://127.0.0.1:9"), database, Duration.ofSeconds(2),
+                Duration.ofSeconds(5), Duration.ofSeconds(5), Limits.defaults(), SafetyConfig.defaults(), 2);
+    }
+}
