@@ -7,14 +7,17 @@ import dev.fencegate.config.SafetyConfig;
 import dev.fencegate.config.ScopeConfig;
 import dev.fencegate.config.Setting;
 import dev.fencegate.config.StoreKind;
+import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.fence.TokenSignatures;
 import dev.fencegate.http.ClaimRules;
+import dev.fencegate.http.FencingHeaders;
 import dev.fencegate.http.Outcome;
 import dev.fencegate.http.ResourcePaths;
 import dev.fencegate.proxy.GatewayServer;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -51,8 +54,8 @@ public final class SignCommand implements Callable<Integer> {
     @Option(names = "--host", paramLabel = "HOST", description = "The Host header the write sends; under s3-virtual-host it may name the bucket.")
     String host;
 
-    @Option(names = "--token", required = true, description = "The fencing token granted.")
-    long token;
+    @Option(names = "--token", required = true, description = "The fencing token granted, spelt as the Fencing-Token header carries it.")
+    String token;
 
     @Spec
     CommandSpec spec;
@@ -89,10 +92,14 @@ public final class SignCommand implements Callable<Integer> {
                         + " or the gateway's --token-key-file)");
             }
             signatures = new TokenSignatures(new SafetyConfig(false, false, 100_000, file).tokenKey().orElseThrow());
-            if (token < 1) {
-                throw new IllegalArgumentException("--token: " + token + " (expected 1 to " + Long.MAX_VALUE + ")");
+            // Read as the gateway reads the header, so no spelling it refuses (08, +8) is signed.
+            FencingHeaders.TokenParse parsed = FencingHeaders.token(List.of(token));
+            if (parsed instanceof FencingHeaders.TokenParse.Refused refused) {
+                throw new IllegalArgumentException("--token: '" + token + "' (expected a decimal from 1 to " + Long.MAX_VALUE
+                        + " without sign or leading zero, as the gateway reads Fencing-Token: "
+                        + ((FenceDecision.MalformedToken) refused.refusal()).detail() + ")");
             }
-            granted = new FencingToken(token);
+            granted = ((FencingHeaders.TokenParse.Valid) parsed).token();
         } catch (IllegalArgumentException e) {
             err.println(settings.explain(e).getMessage());
             return CheckConfigCommand.INVALID;

@@ -120,6 +120,17 @@ class SignCommandTest {
         assertRefused(Map.of("FENCEGATE_STORE_KIND", "s3"), "--store-kind: 's3'", "--resource", "/b/k");
     }
 
+    /** The gateway answers 400 to {@code Fencing-Token: 08}: a signature for it would sign a grant no write can carry. */
+    @Test
+    void aTokenSpeltAsTheGatewayRefusesItExitsTwoAndPrintsNoSignature() {
+        for (String token : new String[] {"08", "+8", " 8", "0", "9223372036854775808", "８"}) {
+            reset();
+            assertThat(run(Map.of(), "--key-file", keyFile.toString(), "--resource", "/b/k", "--token", token)).as(token).isEqualTo(2);
+            assertThat(err.toString()).as(token).startsWith("--token: '" + token + "' (expected a decimal from 1 to");
+            assertThat(out.toString()).as(token).isEmpty();
+        }
+    }
+
     @Test
     void theKeyIsTheGatewaysTokenKeyFileUnlessOneIsGiven() {
         assertThat(run(Map.of("FENCEGATE_TOKEN_KEY_FILE", keyFile.toString()), "--resource", "/b/k", "--token", "2"))
