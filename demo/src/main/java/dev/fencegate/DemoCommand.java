@@ -31,16 +31,25 @@ final class DemoCommand implements Callable<Integer> {
                     + "an embedded one starts if none answers (default ${DEFAULT-VALUE}).")
     String dbUrl;
 
-    @Option(names = "--db-user", defaultValue = "${env:FENCEGATE_DB_USER:-postgres}")
+    @Option(names = "--db-user", defaultValue = "${env:FENCEGATE_DB_USER:-postgres}",
+            description = "PostgreSQL user (env FENCEGATE_DB_USER; default ${DEFAULT-VALUE}).")
     String dbUser;
 
-    @Option(names = "--db-password", defaultValue = "${env:FENCEGATE_DB_PASSWORD:-}")
+    @Option(names = "--db-password", defaultValue = "${env:FENCEGATE_DB_PASSWORD:-}",
+            description = "PostgreSQL password (env FENCEGATE_DB_PASSWORD; default none).")
     String dbPassword;
 
     @Override
     public Integer call() throws Exception {
+        LocalPostgres server;
+        try {
+            server = LocalPostgres.connectOrStart(dbUrl, dbUser, dbPassword);
+        } catch (IllegalStateException e) {
+            System.err.println(e.getMessage());
+            return 2;
+        }
         // A database of the demo's own, dropped at the end, so a run leaves nothing behind.
-        try (LocalPostgres server = LocalPostgres.connectOrStart(dbUrl, dbUser, dbPassword);
+        try (server;
              LocalPostgres postgres = server.createDatabase("fencegate_demo_");
              MemoryObjectStore store = MemoryObjectStore.start(MemoryObjectStore.Options.loopback())) {
             say("database: " + postgres.description());

@@ -1,6 +1,7 @@
 package dev.fencegate.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.fencegate.testing.TestPostgres;
 import java.sql.Connection;
@@ -32,6 +33,16 @@ class LocalPostgresIT {
             guard.check();
             assertThat(guard.refusal()).isEmpty();
         }
+    }
+
+    /** A server that answers and refuses is a setting to fix, not a machine without PostgreSQL: no embedded one hides it. */
+    @Test
+    void aServerThatAnswersAndRefusesIsAnErrorNotAnEmbeddedServer() {
+        String url = TestPostgres.server().url();
+        assertThat(catchThrowable(() -> LocalPostgres.connectOrStart(url, "fencegate_no_such_role", "")))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith("the PostgreSQL at " + url + " answered and refused user fencegate_no_such_role: ")
+                .hasMessageContaining("fencegate_no_such_role");
     }
 
     @Test

@@ -40,10 +40,21 @@ public final class LocalPostgres implements AutoCloseable {
         this.server = server;
     }
 
+    /**
+     * @throws IllegalStateException when a server answered at {@code url} and refused (an unknown
+     *                               role or database, a wrong password): that is a setting to fix,
+     *                               not a machine without PostgreSQL
+     */
     public static LocalPostgres connectOrStart(String url, String user, String password) {
         SQLException refused = tryConnect(url, user, password);
         if (refused == null) {
             return new LocalPostgres(url, user, password, "PostgreSQL at " + url, null, null);
+        }
+        // Class 08 is a connection that was never made: refused, timed out, an unknown host.
+        if (refused.getSQLState() == null || !refused.getSQLState().startsWith("08")) {
+            throw new IllegalStateException("the PostgreSQL at " + url + " answered and refused user " + user + ": "
+                    + refused.getMessage() + " (SQLState " + refused.getSQLState() + "; fix the URL or user, or name a port"
+                    + " where none listens to run an embedded one)", refused);
         }
         try {
             EmbeddedPostgres embedded = startDurable();
