@@ -22,11 +22,21 @@ public final class DurabilityGuard {
                    current_setting('transaction_read_only'),
                    (SELECT count(*) FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum')),
                    (SELECT count(*) FROM pg_stat_replication WHERE sync_state IS DISTINCT FROM 'sync'
-                                                             AND sync_state IS DISTINCT FROM 'quorum')""";
+                                                             AND sync_state IS DISTINCT FROM 'quorum'),
+                   (SELECT count(*) FROM pg_stat_replication WHERE sync_state IS NULL)""";
 
-    /** The settings that decide whether an acknowledged commit can be lost. */
+    /**
+     * The settings that decide whether an acknowledged commit can be lost. {@code hiddenStandbys}:
+     * standbys whose state the session may not read (PostgreSQL shows a role without
+     * {@code pg_read_all_stats} the rows of {@code pg_stat_replication} with their columns empty).
+     */
     public record Reading(String fsync, String synchronousCommit, String synchronousStandbyNames, boolean inRecovery,
-                          boolean readOnly, long syncStandbys, long otherStandbys) {
+                          boolean readOnly, long syncStandbys, long otherStandbys, long hiddenStandbys) {
+
+        public Reading(String fsync, String synchronousCommit, String synchronousStandbyNames, boolean inRecovery,
+                       boolean readOnly, long syncStandbys, long otherStandbys) {
+            this(fsync, synchronousCommit, synchronousStandbyNames, inRecovery, readOnly, syncStandbys, otherStandbys, 0);
+        }
     }
 
     /** Whether writes may be served, and why, in words an operator can act on. */
@@ -59,6 +69,10 @@ public final class DurabilityGuard {
         if (r.synchronousCommit().equals("off")) {
             return new Verdict(false, "synchronous_commit is off: fences are acknowledged before they are on disk, "
                     + "so a crash can lose them");
+        }
+        if (r.hiddenStandbys() > 0) {
+            return new Verdict(false, r.hiddenStandbys() + " standby(s) whose state the gateway's database role may not read:"
+                    + " whether commits wait for them cannot be told; grant the role pg_monitor (or pg_read_all_stats)");
         }
         if (r.synchronousStandbyNames().isBlank()) {
             if (r.otherStandbys() > 0) {
@@ -97,7 +111,7 @@ public final class DurabilityGuard {
              ResultSet row = statement.executeQuery(READ)) {
             row.next();
             reading = new Reading(row.getString(1), row.getString(2), row.getString(3), row.getBoolean(4),
-                    row.getString(5).equals("on"), row.getLong(6), row.getLong(7));
+                    row.getString(5).equals("on"), row.getLong(6), row.getLong(7), row.getLong(8));
         }
         this.reading = reading;
         Verdict fresh = judge(reading, requireSyncStandby);

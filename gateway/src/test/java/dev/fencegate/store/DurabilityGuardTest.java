@@ -36,6 +36,20 @@ class DurabilityGuardTest {
         }
     }
 
+    /**
+     * A role without pg_read_all_stats sees pg_stat_replication's rows with their state empty: a
+     * synchronous standby would read as none connected, or as asynchronous. Said as it is, and refused.
+     */
+    @Test
+    void standbysWhoseStateTheRoleMayNotReadAreNamedAsSuchAndRefused() {
+        for (String names : new String[] {"s1", ""}) {
+            Verdict hidden = DurabilityGuard.judge(new Reading("on", "on", names, false, false, 0, 1, 1), false);
+            assertThat(hidden.safe()).as(names).isFalse();
+            assertThat(hidden.words()).as(names).startsWith("1 standby(s) whose state the gateway's database role may not read")
+                    .contains("grant the role pg_monitor");
+        }
+    }
+
     @Test
     void aRequiredSynchronousStandbyMustBeConfiguredAndConnected() {
         assertThat(DurabilityGuard.judge(standalone(), true).safe()).isFalse();
