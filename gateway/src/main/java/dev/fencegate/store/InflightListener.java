@@ -4,7 +4,7 @@ import dev.fencegate.fence.InstanceFences;
 import dev.fencegate.fence.RememberedFences;
 import dev.fencegate.fence.ResourceKey;
 import java.sql.Connection;
-import java.sql.ResultSet;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.OptionalLong;
@@ -19,10 +19,12 @@ import org.slf4j.LoggerFactory;
  * Hears, on one connection of its own, which resources any instance (this one included) is
  * waiting to raise or has raised, and to which token: this instance then stops holding their
  * fences, stops sending its writes below that token, and withdraws an idle registration at once
- * instead of after its idle delay. Between waits it pings the server, so held fences are
- * used only while this connection is known to be up and every notice sent before the ping has
- * been heard; the ping reads back a mark the listening session set, so a pooler that runs the
- * ping on another session is found out. A missed notice costs a wait, never a wrong decision among gateways.
+ * instead of after its idle delay. About every quarter second another session sends a probe on
+ * this instance's own channel, and held fences are used only while probes come back: a probe
+ * heard proves the connection up and every notice committed before it delivered, and it comes
+ * as a raise's notice does, while the listening session waits, so a connection pooler that
+ * hands an idle session's notices to no client loses the probes too. A missed notice costs a
+ * wait, never a wrong decision among gateways.
  */
 public final class InflightListener implements AutoCloseable {
 
@@ -36,19 +38,20 @@ public final class InflightListener implements AutoCloseable {
     static final char TOKEN_SEPARATOR = '\n';
     private static final Logger log = LoggerFactory.getLogger(InflightListener.class);
     private static final int POLL_MILLIS = 250;
-    /**
-     * Set on the listening session to a value of its own and read back with every ping: a session
-     * that answers without it is not the one that listens, so notices sent meanwhile may have been
-     * delivered to nobody.
-     */
-    private static final String SESSION_MARK = "fencegate.listener";
-    private static final String POOLED = "the session answering the listener's ping is not the one that listens";
+    /** A probe not heard back in this long is taken as lost, and another is sent. */
+    private static final long RESEND_NANOS = 4L * POLL_MILLIS * 1_000_000;
+    /** How long probes may go unheard before the listener says so. */
+    private static final long UNHEARD_NANOS = 5_000_000_000L;
 
     private final DataSource dataSource;
     private final InstanceFences fences;
     private final RememberedFences remembered;
     private final String instance;
+    /** This instance's own channel: only its listener hears the probes sent on it. */
+    private final String probeChannel;
     private final Thread thread;
+    /** Probes sent, for their nonces. Listener thread only. */
+    private long probes;
     private volatile boolean closed;
 
     public InflightListener(DataSource dataSource, InstanceFences fences, RememberedFences remembered, UUID instance) {
@@ -56,6 +59,7 @@ public final class InflightListener implements AutoCloseable {
         this.fences = fences;
         this.remembered = remembered;
         this.instance = instance.toString();
+        this.probeChannel = "fencegate_probe_" + this.instance.replace("-", "");
         this.thread = new Thread(this::listen, "fence-inflight-listener");
         this.thread.setDaemon(true);
     }
@@ -69,30 +73,14 @@ public final class InflightListener implements AutoCloseable {
         while (!closed) {
             try (Connection connection = dataSource.getConnection();
                  Statement statement = connection.createStatement()) {
-                String session = UUID.randomUUID().toString();
-                statement.execute("SET " + SESSION_MARK + " = '" + session + "'");
                 statement.execute("LISTEN " + CHANNEL);
                 statement.execute("LISTEN " + ROW_REMOVED_CHANNEL);
-                PGConnection received = connection.unwrap(PGConnection.class);
-                while (!closed) {
-                    long asked = fences.now();
-                    // The server sends what was notified before the ping ahead of its answer.
-                    String answered = pingedSession(statement);
-                    deliver(received.getNotifications());
-                    if (!session.equals(answered)) {
-                        throw new SQLException(pooled(answered));
-                    }
-                    fences.listenerConfirmed(asked);
-                    deliver(received.getNotifications(POLL_MILLIS));
-                }
+                statement.execute("LISTEN " + probeChannel);
+                listen(connection.unwrap(PGConnection.class));
             } catch (SQLException | RuntimeException e) {
                 fences.listenerLost();
                 if (!closed) {
-                    if (e.getMessage() != null && e.getMessage().startsWith(POOLED)) {
-                        log.error("in-flight listener: {}", e.getMessage());
-                    } else {
-                        log.debug("in-flight listener lost its connection, reconnecting: {}", e.getMessage());
-                    }
+                    log.debug("in-flight listener lost its connection, reconnecting: {}", e.getMessage());
                     pause();
                 }
             }
@@ -100,30 +88,75 @@ public final class InflightListener implements AutoCloseable {
         fences.listenerLost();
     }
 
-    /** The mark the session answering the ping carries: the one the listener set, unless a pooler moved it. */
-    private static String pingedSession(Statement statement) throws SQLException {
-        try (ResultSet row = statement.executeQuery("SELECT current_setting('" + SESSION_MARK + "', true)")) {
-            row.next();
-            return row.getString(1);
+    /**
+     * Delivers notices as they come and sends a probe about every {@link #POLL_MILLIS}: one at a
+     * time, another only once it came back or was taken as lost. Paced by the system clock; a
+     * probe heard confirms the listener as of the owner's clock when it was sent.
+     */
+    private void listen(PGConnection received) throws SQLException {
+        Probe outstanding = null;
+        long nextDue = System.nanoTime();
+        long lastHeard = nextDue;
+        boolean unheardSaid = false;
+        while (!closed) {
+            long now = System.nanoTime();
+            boolean lost = outstanding != null && now - outstanding.sentNanos() >= RESEND_NANOS;
+            if (outstanding == null && now - nextDue >= 0 || lost) {
+                if (!unheardSaid && now - lastHeard >= UNHEARD_NANOS) {
+                    unheardSaid = true;
+                    log.error("in-flight listener: its own probe notices have not come back for {} ms: notices reach its"
+                            + " session late or not at all (a connection pooler in transaction or statement mode drops"
+                            + " an idle session's notices); held fences stay unused until they do", (now - lastHeard) / 1_000_000);
+                }
+                // The owner's clock is read before the probe commits: every notice committed before then is ahead of it.
+                outstanding = new Probe(Long.toString(++probes), now, fences.now());
+                probe(outstanding.nonce());
+            }
+            long until = outstanding != null ? outstanding.sentNanos() + RESEND_NANOS : nextDue;
+            int waitMillis = (int) Math.max(1, Math.min(POLL_MILLIS, (until - System.nanoTime()) / 1_000_000));
+            if (deliver(received.getNotifications(waitMillis), outstanding == null ? null : outstanding.nonce())) {
+                fences.listenerConfirmed(outstanding.askedNanos());
+                lastHeard = outstanding.sentNanos();
+                nextDue = lastHeard + POLL_MILLIS * 1_000_000L;
+                unheardSaid = false;
+                outstanding = null;
+            }
         }
     }
 
-    private static String pooled(String answered) {
-        return POOLED + " (it carries '" + (answered == null ? "" : answered) + "'): a connection pooler in transaction or"
-                + " statement mode hands a session's notices to whichever client it serves then, so raises go unheard;"
-                + " held fences stay unused; connect the gateway straight to PostgreSQL or through session pooling";
+    /**
+     * Sends {@code nonce} on this instance's probe channel from another session: it reaches the
+     * listening session as a raise's notice does, while that session waits, and after every
+     * notice committed before it.
+     */
+    private void probe(String nonce) throws SQLException {
+        try (Connection sender = dataSource.getConnection();
+             PreparedStatement notify = sender.prepareStatement("SELECT pg_notify(?, ?)")) {
+            notify.setString(1, probeChannel);
+            notify.setString(2, nonce);
+            notify.execute();
+        }
     }
 
-    private void deliver(PGNotification[] batch) {
+    /** A probe sent: its nonce, when by the system clock, and the owner's clock just before it was committed. */
+    private record Probe(String nonce, long sentNanos, long askedNanos) {
+    }
+
+    /** Acts on each notice of {@code batch}; whether the probe {@code awaited} (if any) was among them. */
+    private boolean deliver(PGNotification[] batch, String awaited) {
+        boolean probeHeard = false;
         if (batch != null) {
             for (PGNotification notification : batch) {
-                if (ROW_REMOVED_CHANNEL.equals(notification.getName())) {
+                if (probeChannel.equals(notification.getName())) {
+                    probeHeard |= notification.getParameter().equals(awaited);
+                } else if (ROW_REMOVED_CHANNEL.equals(notification.getName())) {
                     removed(notification.getParameter());
                 } else {
                     heard(notification.getParameter());
                 }
             }
         }
+        return probeHeard;
     }
 
     /** {@code resource\ntoken} from a gateway, or {@code resource} alone from the table's trigger: the token is then unknown. */
