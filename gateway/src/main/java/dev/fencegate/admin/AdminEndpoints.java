@@ -34,6 +34,11 @@ public final class AdminEndpoints {
         this.fences = fences;
     }
 
+    /** Whether answering {@code rawPath} may block (the fence endpoints ask the fence store, and a raise may wait). */
+    public boolean mayBlock(String rawPath) {
+        return fences.isPresent() && rawPath.startsWith(FenceRoutes.PREFIX);
+    }
+
     /** Whether the fence endpoints demand the admin token (else only loopback and the cross-site gate guard them). */
     public boolean requiresToken() {
         return fences.map(FenceRoutes::requiresToken).orElse(false);

@@ -106,12 +106,15 @@ final class FenceRoutes {
     /**
      * After a raise that found writes below it still possible through some instance (one that
      * held the old fence may admit from memory until it hears of the raise): asks again, as a
-     * write's raise does, until none is, or {@link #settleWithin} has passed. Blocking: the admin
-     * port's handlers run off its event loop.
+     * write's raise does, until none is, or {@link #settleWithin} has passed. A fence raised
+     * higher meanwhile is asked about at its own value, which changes nothing and answers whether
+     * anything below it, so below this raise, may still go out. A store that cannot be asked
+     * leaves it unsettled. Blocking: the admin port runs the fence endpoints on threads of their own.
      */
     private boolean settled(ResourceKey resource, FencingToken token) {
         long deadline = System.nanoTime() + settleWithin.toNanos();
         long retryMillis = FIRST_RETRY_MILLIS;
+        FencingToken asking = token;
         while (System.nanoTime() + retryMillis * 1_000_000 - deadline < 0) {
             try {
                 Thread.sleep(retryMillis);
@@ -119,12 +122,22 @@ final class FenceRoutes {
                 Thread.currentThread().interrupt();
                 return false;
             }
-            FenceDecision again = fences.raise(resource, token);
-            if (again.kind() != FenceDecision.Kind.DRAINING) {
-                // Admitted at the fence, or a raise above it since (whose own wait covers what is below it).
-                return again.kind() != FenceDecision.Kind.UNAVAILABLE;
+            FenceDecision again;
+            try {
+                again = fences.raise(resource, asking);
+            } catch (FenceStoreUnavailableException e) {
+                return false;
             }
-            retryMillis = Math.min(retryMillis * 2, MAX_RETRY_MILLIS);
+            switch (again.kind()) {
+                case ADMITTED -> {
+                    return true;
+                }
+                case STALE -> asking = ((FenceDecision.Stale) again).current().token();
+                case DRAINING -> retryMillis = Math.min(retryMillis * 2, MAX_RETRY_MILLIS);
+                case REUSED, UNAVAILABLE, MISSING_TOKEN, MALFORMED_TOKEN, MALFORMED_HOLDER -> {
+                    return false;
+                }
+            }
         }
         return false;
     }

@@ -29,22 +29,34 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutorGroup;
 import java.net.InetSocketAddress;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /** The admin port's transport. Requests are tiny, so they are aggregated, with a small limit. */
 public final class AdminServer implements AutoCloseable {
 
     private static final int MAX_ADMIN_REQUEST = 16 * 1024;
-    /** /fences blocks on the fence store: those calls run here, never on the event loop. */
+    /** Requests are answered here, off the event loop; none of them blocks. */
     private static final int HANDLER_THREADS = 2;
+    /**
+     * /fences blocks on the fence store, and a raise may wait seconds for writes below it to end:
+     * those calls run on threads of their own, so probes and scrapes are never held behind them.
+     */
+    private static final int FENCE_THREADS = 4;
 
     private final EventLoopGroup group;
     private final EventExecutorGroup handlers;
+    private final ExecutorService fenceWork;
     private final Channel channel;
 
-    private AdminServer(EventLoopGroup group, EventExecutorGroup handlers, Channel channel) {
+    private AdminServer(EventLoopGroup group, EventExecutorGroup handlers, ExecutorService fenceWork, Channel channel) {
         this.group = group;
         this.handlers = handlers;
+        this.fenceWork = fenceWork;
         this.channel = channel;
     }
 
@@ -57,6 +69,7 @@ public final class AdminServer implements AutoCloseable {
         Transport transport = Transport.best();
         EventLoopGroup group = transport.newGroup(1);
         EventExecutorGroup handlers = new DefaultEventExecutorGroup(HANDLER_THREADS, new DefaultThreadFactory("admin-handler", true));
+        ExecutorService fenceWork = Executors.newFixedThreadPool(FENCE_THREADS, new DefaultThreadFactory("admin-fences", true));
         ConnectionLimit connections = new ConnectionLimit(bounds.maxConnections());
         CrossSiteGate gate = new CrossSiteGate(listen.host(), endpoints.requiresToken());
         Channel channel = new ServerBootstrap()
@@ -72,13 +85,13 @@ public final class AdminServer implements AutoCloseable {
                         ch.pipeline().addLast(new IdleStateHandler(bounds.idleTimeout().toMillis(), 0, 0, TimeUnit.MILLISECONDS),
                                 headDeadline.bytes(), new HttpServerCodec(), headDeadline.heads(),
                                 new HttpObjectAggregator(MAX_ADMIN_REQUEST), new AdminTimeoutReplies());
-                        ch.pipeline().addLast(handlers, new AdminHandler(endpoints, gate));
+                        ch.pipeline().addLast(handlers, new AdminHandler(endpoints, gate, fenceWork));
                     }
                 })
                 .bind(listen.host(), listen.port())
                 .sync()
                 .channel();
-        return new AdminServer(group, handlers, channel);
+        return new AdminServer(group, handlers, fenceWork, channel);
     }
 
     public int port() {
@@ -92,24 +105,53 @@ public final class AdminServer implements AutoCloseable {
         // finds the event loop still running; then the handler threads.
         group.shutdownGracefully(100, 1_000, TimeUnit.MILLISECONDS).syncUninterruptibly();
         handlers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        fenceWork.shutdownNow();
     }
 
+    /** One per connection; its events run on one handler thread, so {@link #previous} needs no lock. */
     private static final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         private final AdminEndpoints endpoints;
         private final CrossSiteGate gate;
+        private final Executor fenceWork;
+        /** The connection's answers go out in the order its requests came, as HTTP/1.1 wants. */
+        private CompletableFuture<Void> previous = CompletableFuture.completedFuture(null);
 
-        AdminHandler(AdminEndpoints endpoints, CrossSiteGate gate) {
+        AdminHandler(AdminEndpoints endpoints, CrossSiteGate gate, Executor fenceWork) {
             this.endpoints = endpoints;
             this.gate = gate;
+            this.fenceWork = fenceWork;
         }
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
             boolean keepAlive = HttpUtil.isKeepAlive(request) && request.decoderResult().isSuccess();
-            AdminResponse answer = request.decoderResult().isSuccess()
-                    ? gate.refusal(request.method().name(), new QueryStringDecoder(request.uri()).rawPath(), signals(request))
-                            .orElseGet(() -> endpoints.handle(adminRequest(ctx, request)))
-                    : AdminResponse.text(400, "malformed request");
+            Supplier<AdminResponse> answer;
+            if (request.decoderResult().isSuccess()) {
+                String rawPath = new QueryStringDecoder(request.uri()).rawPath();
+                Optional<AdminResponse> refused = gate.refusal(request.method().name(), rawPath, signals(request));
+                AdminRequest asked = adminRequest(ctx, request);
+                answer = () -> refused.orElseGet(() -> endpoints.handle(asked));
+                if (refused.isEmpty() && endpoints.mayBlock(rawPath)) {
+                    previous = previous.thenApplyAsync(ignored -> answered(answer), fenceWork)
+                            .thenAcceptAsync(response -> write(ctx, response, keepAlive), ctx.executor());
+                    return;
+                }
+            } else {
+                answer = () -> AdminResponse.text(400, "malformed request");
+            }
+            previous = previous.thenRun(() -> write(ctx, answered(answer), keepAlive));
+        }
+
+        /** What the endpoints answer; a failure of theirs is a 500, never a connection left without an answer. */
+        private static AdminResponse answered(Supplier<AdminResponse> answer) {
+            try {
+                return answer.get();
+            } catch (RuntimeException e) {
+                return AdminResponse.text(500, "internal error: " + e);
+            }
+        }
+
+        private static void write(ChannelHandlerContext ctx, AdminResponse answer, boolean keepAlive) {
             FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                     HttpResponseStatus.valueOf(answer.status()), Unpooled.wrappedBuffer(answer.body()));
             response.headers().set(HttpHeaderNames.CONTENT_TYPE, answer.contentType());

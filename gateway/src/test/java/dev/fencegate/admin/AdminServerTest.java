@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencegate.config.HostPort;
 import dev.fencegate.config.OperationsConfig;
 import dev.fencegate.fence.Fence;
+import dev.fencegate.fence.FenceClaim;
+import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.InMemoryFenceStore;
 import dev.fencegate.fence.ResourceKey;
@@ -16,6 +18,13 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The fence endpoints over a real socket: escapes survive to the route, and the token is checked on the wire. */
@@ -53,6 +62,54 @@ class AdminServerTest {
             assertThat(refused.headers().firstValue("WWW-Authenticate")).contains("Bearer realm=\"fencegate-admin\"");
             assertThat(served.statusCode()).as(served.body()).isEqualTo(200);
             assertThat(send(server, "GET", "/livez", null).statusCode()).isEqualTo(200);
+        }
+    }
+
+    /**
+     * A raise may block for seconds (the fence store is slow, or writes below it are still in
+     * flight): probes and scrapes on other connections are answered meanwhile, so a liveness
+     * probe never fails behind an operator's raise.
+     */
+    @Test
+    void probesAreAnsweredWhileRaisesWaitOnTheFenceStore() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        FenceAdmin slow = new FenceAdmin() {
+            @Override
+            public Optional<Fence> read(ResourceKey resource) {
+                return store.read(resource);
+            }
+
+            @Override
+            public FenceDecision raise(ResourceKey resource, FencingToken token) {
+                try {
+                    release.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return store.admit(new FenceClaim(resource, token, Optional.empty()));
+            }
+        };
+        try (AdminServer server = AdminServer.start(new HostPort("127.0.0.1", 0), new AdminEndpoints(new Readiness(),
+                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), slow, AdminAuth.loopbackOnly(), ClaimRules.plain()))) {
+            List<CompletableFuture<HttpResponse<String>>> raises = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                raises.add(HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port()
+                        + "/fences/%2Fb%2Fk" + i + "?token=2")).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                        HttpResponse.BodyHandlers.ofString()));
+            }
+            Thread.sleep(200);
+            for (String probe : List.of("/livez", "/readyz", "/metrics")) {
+                HttpResponse<String> answered = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + server.port() + probe)).timeout(Duration.ofSeconds(2)).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(answered.statusCode()).as(probe).isIn(200, 503);
+            }
+            assertThat(raises).noneMatch(CompletableFuture::isDone);
+
+            release.countDown();
+            for (CompletableFuture<HttpResponse<String>> raise : raises) {
+                assertThat(raise.get(5, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            }
         }
     }
 

@@ -23,6 +23,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -273,6 +274,65 @@ class FenceEndpointsTest {
         assertThat(unsettled.status()).isEqualTo(202);
         assertThat(json(unsettled).get("draining").asBoolean()).isTrue();
         assertThat(json(unsettled).get("token").asLong()).isEqualTo(6);
+    }
+
+    /**
+     * Overtaken by a higher raise while it waits, a raise settles only once nothing below that
+     * higher fence can go out; a store that cannot be asked again leaves it 202, never 503, since
+     * the fence went up.
+     */
+    @Test
+    void aRaiseOvertakenOrCutOffWhileItWaitsIsNotAnswered200Early() throws IOException {
+        List<String> asked = new ArrayList<>();
+        AtomicInteger drainingAt9 = new AtomicInteger(2);
+        FenceAdmin overtaken = new FenceAdmin() {
+            @Override
+            public Optional<Fence> read(ResourceKey resource) {
+                return Optional.of(new Fence(resource, new FencingToken(9), Optional.empty()));
+            }
+
+            @Override
+            public FenceDecision raise(ResourceKey resource, FencingToken token) {
+                asked.add(token.toString());
+                FenceClaim claim = new FenceClaim(resource, token, Optional.empty());
+                Fence nine = new Fence(resource, new FencingToken(9), Optional.empty());
+                if (asked.size() == 1) {
+                    return new FenceDecision.Draining(claim, new Fence(resource, token, Optional.empty()));
+                }
+                if (token.value() < 9) {
+                    return new FenceDecision.Stale(claim, nine);
+                }
+                return drainingAt9.getAndDecrement() > 0 ? new FenceDecision.Draining(claim, nine)
+                        : new FenceDecision.Admitted(claim, Optional.of(token));
+            }
+        };
+        AdminResponse settled = new AdminEndpoints(new Readiness(), registry, Optional.of(new FenceRoutes(overtaken,
+                AdminAuth.loopbackOnly(), ClaimRules.plain(), Duration.ofMillis(500)))).handle(post(REPORT, "6", null));
+        assertThat(settled.status()).isEqualTo(200);
+        assertThat(asked).containsExactly("6", "6", "9", "9", "9");
+
+        FenceAdmin cutOff = new FenceAdmin() {
+            private boolean first = true;
+
+            @Override
+            public Optional<Fence> read(ResourceKey resource) {
+                return Optional.of(new Fence(resource, new FencingToken(6), Optional.empty()));
+            }
+
+            @Override
+            public FenceDecision raise(ResourceKey resource, FencingToken token) {
+                if (!first) {
+                    throw new FenceStoreUnavailableException("connection lost");
+                }
+                first = false;
+                FenceClaim claim = new FenceClaim(resource, token, Optional.empty());
+                return new FenceDecision.Draining(claim, new Fence(resource, token, Optional.empty()));
+            }
+        };
+        AdminResponse unsettled = new AdminEndpoints(new Readiness(), registry, Optional.of(new FenceRoutes(cutOff,
+                AdminAuth.loopbackOnly(), ClaimRules.plain(), Duration.ofMillis(500)))).handle(post(REPORT, "6", null));
+        assertThat(unsettled.status()).isEqualTo(202);
+        assertThat(json(unsettled).get("draining").asBoolean()).isTrue();
     }
 
     private AdminEndpoints open() {
