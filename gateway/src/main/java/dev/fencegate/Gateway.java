@@ -45,8 +45,7 @@ public final class Gateway implements AutoCloseable {
 
     public static Gateway start(GatewayConfig config) throws InterruptedException {
         // Before the fence database is touched: a start that cannot listen changes nothing there.
-        ListenAddresses.requireFree(config.listen(), "--listen");
-        ListenAddresses.requireFree(config.adminListen(), "--admin-listen");
+        ListenAddresses.requireFree(config.listen(), config.adminListen());
         Readiness readiness = new Readiness();
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         FenceService fences = FenceService.start(config, naming(config), readiness, registry);

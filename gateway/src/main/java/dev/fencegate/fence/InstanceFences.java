@@ -247,10 +247,9 @@ public final class InstanceFences {
                 // The fence is at the claim's token now: writes here below it are stale and need not go out.
                 endHolds(claim.resource(), claim.token().value());
             } else if (decision instanceof FenceDecision.Stale stale) {
-                // The fence read is above any value held here, whose raise this instance has not heard of yet.
-                endHolds(claim.resource(), stale.current().token().value());
+                endHoldsBelow(claim.resource(), stale.current().token().value());
             } else if (decision instanceof FenceDecision.Reused reused) {
-                endHolds(claim.resource(), reused.current().token().value());
+                endHoldsBelow(claim.resource(), reused.current().token().value());
             } else if (decision instanceof FenceDecision.Unavailable) {
                 held.remove(claim.resource());
             }
@@ -267,6 +266,20 @@ public final class InstanceFences {
         synchronized (lock) {
             endHolds(resource, token);
         }
+    }
+
+    /**
+     * A refusal read the fence at {@code read}: a value held here below it was raised without this
+     * instance hearing of it yet, so that hold ends, and so does a hold whose read is still under
+     * way, whose value is not known yet. A hold at the fence read stays: anyone may send a stale or
+     * reused token, and it must not cost the holder its hold.
+     */
+    private void endHoldsBelow(ResourceKey resource, long read) {
+        HeldSlot slot = held.get(resource);
+        if (slot != null && (slot.fence == null || slot.fence.token() < read)) {
+            held.remove(resource);
+        }
+        revokeBelow(resource, read);
     }
 
     private void endHolds(ResourceKey resource, long token) {

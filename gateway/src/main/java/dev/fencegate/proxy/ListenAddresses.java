@@ -15,18 +15,45 @@ public final class ListenAddresses {
     private ListenAddresses() {
     }
 
-    /** @throws IllegalArgumentException naming {@code setting} when {@code address} cannot be listened on now */
-    public static void requireFree(HostPort address, String setting) {
-        if (address.port() == 0) {
-            return;
+    /**
+     * Binds the data and admin addresses together, as the servers will, then lets them go: one
+     * port spelt two ways (127.0.0.1 and localhost) is found as surely as another process's.
+     *
+     * @throws IllegalArgumentException naming the setting whose address cannot be listened on now
+     */
+    public static void requireFree(HostPort data, HostPort admin) {
+        try (ServerSocket first = probe(data, "--listen"); ServerSocket second = probe(admin, "--admin-listen")) {
+            // Both bound at once: nothing more to learn.
+        } catch (IOException e) {
+            // Closing a probe socket: nothing was learnt from it.
         }
-        try (ServerSocket probe = new ServerSocket()) {
+    }
+
+    private static ServerSocket probe(HostPort address, String setting) {
+        if (address.port() == 0) {
+            return null;
+        }
+        ServerSocket probe = null;
+        try {
+            probe = new ServerSocket();
             // As the servers bind: an address whose last connections are still closing is free.
             probe.setReuseAddress(true);
             probe.bind(new InetSocketAddress(address.host(), address.port()));
+            return probe;
         } catch (IOException e) {
+            closeQuietly(probe);
             throw new IllegalArgumentException(setting + ": " + address + " (expected an address this process can listen on: "
                     + e.getMessage() + ")");
+        }
+    }
+
+    private static void closeQuietly(ServerSocket socket) {
+        if (socket != null) {
+            try {
+                socket.close();
+            } catch (IOException ignored) {
+                // It never listened.
+            }
         }
     }
 }

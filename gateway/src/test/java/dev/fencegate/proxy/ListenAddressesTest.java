@@ -30,10 +30,22 @@ class ListenAddressesTest {
         try (ServerSocket held = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             HostPort taken = new HostPort("127.0.0.1", held.getLocalPort());
 
-            assertThat(catchThrowable(() -> ListenAddresses.requireFree(taken, "--admin-listen")))
+            assertThat(catchThrowable(() -> ListenAddresses.requireFree(new HostPort("127.0.0.1", 0), taken)))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageStartingWith("--admin-listen: " + taken + " (expected an address this process can listen on");
         }
+    }
+
+    /** The configuration compares spellings; the probe binds both at once, so a second spelling of one port is found too. */
+    @Test
+    void onePortSpeltTwoWaysIsRefused() throws IOException {
+        int port;
+        try (ServerSocket free = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            port = free.getLocalPort();
+        }
+        assertThat(catchThrowable(() -> ListenAddresses.requireFree(new HostPort("127.0.0.1", port), new HostPort("localhost", port))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("--admin-listen: localhost:" + port);
+        ListenAddresses.requireFree(new HostPort("127.0.0.1", port), new HostPort("127.0.0.1", 0));
     }
 
     @Test

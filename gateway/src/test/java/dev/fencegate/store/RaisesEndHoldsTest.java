@@ -121,6 +121,22 @@ class RaisesEndHoldsTest {
         assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class);
     }
 
+    /**
+     * Anyone who knows the fence's token may send it with another holder: refused as reused by the
+     * database, that claim must not cost the holder its hold.
+     */
+    @Test
+    void aReusedClaimAtTheHeldFenceLeavesTheHold() {
+        FenceInstance a = instance();
+        a.holdAt(claim(5, "a"));
+
+        assertThat(a.writeAndFinish(claim(5, "b"))).isInstanceOf(FenceDecision.Reused.class);
+
+        int trips = a.trips.get();
+        assertThat(a.writeAndFinish(claim(5, "a"))).isInstanceOf(FenceDecision.Admitted.class);
+        assertThat(a.trips.get()).as("admitted at the held fence, without a trip to the store").isEqualTo(trips);
+    }
+
     @Test
     void aRaiseBySqlEndsTheHoldAndClosesTheHoldersUnsentWrites() throws Exception {
         FenceInstance a = instance();
@@ -410,6 +426,10 @@ class RaisesEndHoldsTest {
 
     private FenceClaim claim(long token) {
         return new FenceClaim(key, new FencingToken(token), Optional.empty());
+    }
+
+    private FenceClaim claim(long token, String holder) {
+        return new FenceClaim(key, new FencingToken(token), Optional.of(new Holder(holder)));
     }
 
     private static void sql(String... statements) throws SQLException {
