@@ -91,6 +91,8 @@ public record GatewayConfig(
      */
     private static void requireStoreNameListed(URI upstream, Limits limits) {
         String host = upstream.getHost().toLowerCase(Locale.ROOT);
+        // A fully qualified name's final dot names the same host, and domains are listed without it.
+        host = host.endsWith(".") ? host.substring(0, host.length() - 1) : host;
         if (limits.storeKind() != StoreKind.S3_VIRTUAL_HOST || host.startsWith("[") || host.matches("[0-9.]+")
                 || limits.virtualHostDomainList().contains(host)) {
             return;

@@ -73,6 +73,8 @@ class StoreKindTest {
                 "--virtual-host-domains", "s3.example.test"))).hasMessageContaining("host name 's3.example.com'");
         assertThat(configReaching("http://localhost:9000", "--store-kind", "s3-virtual-host", "--virtual-host-domains",
                 "s3.example.test,localhost").limits().storeKind()).isEqualTo(StoreKind.S3_VIRTUAL_HOST);
+        assertThat(configReaching("http://localhost.:9000", "--store-kind", "s3-virtual-host", "--virtual-host-domains",
+                "localhost").limits().storeKind()).isEqualTo(StoreKind.S3_VIRTUAL_HOST);
         assertThat(configReaching("http://127.0.0.1:9000", "--store-kind", "s3-virtual-host", "--virtual-host-domains",
                 "s3.example.test").limits().storeKind()).isEqualTo(StoreKind.S3_VIRTUAL_HOST);
         assertThat(configReaching("http://[::1]:9000", "--store-kind", "s3-virtual-host", "--virtual-host-domains",
