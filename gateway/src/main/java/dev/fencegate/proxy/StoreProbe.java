@@ -4,6 +4,7 @@ import dev.fencegate.config.HostPort;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -22,6 +23,9 @@ public final class StoreProbe {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(store.host(), store.port()), (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
             return Optional.empty();
+        } catch (UnknownHostException e) {
+            // Its message is the bare name, which alone reads as if the host were down.
+            return Optional.of("unknown host " + (e.getMessage() == null ? store.host() : e.getMessage()));
         } catch (IOException | IllegalArgumentException e) {
             return Optional.of(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
         }

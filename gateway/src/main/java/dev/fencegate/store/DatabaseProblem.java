@@ -17,12 +17,21 @@ final class DatabaseProblem {
 
     static String describe(Throwable failure) {
         SQLException deepestSql = null;
+        UnknownHostException unknownHost = null;
         Throwable root = failure;
         for (Throwable t = failure; t != null && t.getCause() != t; t = t.getCause()) {
             if (t instanceof SQLException sql && sql.getSQLState() != null) {
                 deepestSql = sql;
             }
+            if (t instanceof UnknownHostException host) {
+                unknownHost = host;
+            }
             root = t;
+        }
+        // The driver's own words for a name that does not resolve are only "The connection attempt failed."
+        if (unknownHost != null) {
+            String host = unknownHost.getMessage() == null ? "" : " " + unknownHost.getMessage();
+            return oneLine("unknown host" + host) + hint(deepestSql, unknownHost);
         }
         Throwable named = deepestSql != null ? deepestSql : root;
         String words = named.getMessage() == null ? named.getClass().getSimpleName() : named.getMessage();
