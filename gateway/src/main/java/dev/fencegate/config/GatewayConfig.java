@@ -62,7 +62,8 @@ public record GatewayConfig(
         }
         requireStoreNameListed(upstream, limits);
         if (ioThreads < 1 || ioThreads > 256) {
-            throw new IllegalArgumentException("--io-threads: " + ioThreads + " (expected 1 to 256)");
+            // 0, one per core, is turned into the count before this record is made.
+            throw new IllegalArgumentException("--io-threads: " + ioThreads + " (expected 0 for one per core, or 1 to 256)");
         }
         Durations.requireTimeout("--upstream-connect-timeout", upstreamConnectTimeout, Durations.LONGEST_TIMEOUT);
         Durations.requireTimeout("--upstream-timeout", upstreamTimeout, Durations.LONGEST_TIMEOUT);
