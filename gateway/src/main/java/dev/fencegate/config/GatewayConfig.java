@@ -75,7 +75,7 @@ public record GatewayConfig(
         }
         if (!adminListen.isLoopback() && operations.adminTokenIfSet().isEmpty()) {
             // The admin port can raise fences; off loopback it must not be open to whoever reaches it.
-            throw new IllegalArgumentException("--admin-token: missing (expected a token of 16 or more characters,"
+            throw new IllegalArgumentException("--admin-token: missing (expected a token of 16 to 512 visible ASCII characters,"
                     + " or FENCEGATE_ADMIN_TOKEN, because --admin-listen " + adminListen + " is not a loopback address)");
         }
     }

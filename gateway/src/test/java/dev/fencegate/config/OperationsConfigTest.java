@@ -19,7 +19,7 @@ class OperationsConfigTest {
         Throwable failure = catchThrowable(() -> config("0.0.0.0", OperationsConfig.defaults()));
 
         assertThat(failure).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("--admin-token: missing (expected")
+                .hasMessageStartingWith("--admin-token: missing (expected a token of 16 to 512 visible ASCII characters,")
                 .hasMessageContaining("--admin-listen 0.0.0.0:9090 is not a loopback address");
     }
 
