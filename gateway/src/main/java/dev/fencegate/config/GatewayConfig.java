@@ -51,6 +51,10 @@ public record GatewayConfig(
                     + " the store's clients authenticate themselves)");
         }
         String scheme = upstream.getScheme();
+        if ("https".equalsIgnoreCase(scheme)) {
+            throw new IllegalArgumentException("--upstream: '" + upstream + "' (expected http://HOST[:PORT][/PATH]:"
+                    + " TLS to the store is not supported, the gateway speaks plain HTTP to it)");
+        }
         if (!"http".equals(scheme) || upstream.getHost() == null) {
             throw new IllegalArgumentException("--upstream: '" + upstream + "' (expected http://HOST[:PORT][/PATH])");
         }
