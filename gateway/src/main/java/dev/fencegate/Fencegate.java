@@ -29,11 +29,17 @@ public final class Fencegate {
         PrintWriter err = command.getErr();
         err.println(e.getMessage());
         UnmatchedArgumentException.printSuggestions(e, err);
-        err.println("See '" + command.getCommandSpec().qualifiedName() + " --help' for every setting and its default.");
+        err.println("See '" + howToRun(command) + " --help' for every setting and its default.");
         err.flush();
         return command.getExitCodeExceptionMapper() != null
                 ? command.getExitCodeExceptionMapper().getExitCode(e)
                 : command.getCommandSpec().exitCodeOnInvalidInput();
+    }
+
+    /** The command as a reader types it: the gateway is a jar, there is no {@code fencegate} on the path. */
+    static String howToRun(CommandLine command) {
+        String path = command.getCommandSpec().qualifiedName();
+        return "java -jar fencegate.jar" + path.substring(command.getCommandSpec().root().name().length());
     }
 
     /** {@code fencegate --listen ...} means {@code fencegate serve --listen ...}. */

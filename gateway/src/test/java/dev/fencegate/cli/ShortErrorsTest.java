@@ -28,7 +28,7 @@ class ShortErrorsTest {
         assertThat(status).isEqualTo(2);
         assertThat(err.toString().lines().toList()).containsExactly(
                 "--fence-timeout: '5' (expected a duration such as 500ms, 5s, 2m, 6h or 7d)",
-                "See 'fencegate serve --help' for every setting and its default.");
+                "See 'java -jar fencegate.jar serve --help' for every setting and its default.");
         assertThat(out.toString()).isEmpty();
     }
 
@@ -38,8 +38,16 @@ class ShortErrorsTest {
 
         assertThat(status).isEqualTo(2);
         assertThat(err.toString()).contains("'--lisen'").contains("Possible solutions: --listen")
-                .contains("See 'fencegate serve --help'").doesNotContain("Usage:");
+                .contains("See 'java -jar fencegate.jar serve --help'").doesNotContain("Usage:");
         assertThat(err.toString().lines().count()).isLessThanOrEqualTo(4);
+    }
+
+    @Test
+    void thePointerToHelpNamesACommandThatRuns() {
+        run("check-config", "--upstream", "http://127.0.0.1:9", "--lisen", "127.0.0.1:8080");
+
+        assertThat(err.toString()).endsWith("See 'java -jar fencegate.jar check-config --help' for every setting and its default."
+                + System.lineSeparator());
     }
 
     @Test
