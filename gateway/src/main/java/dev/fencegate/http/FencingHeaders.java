@@ -3,6 +3,9 @@ package dev.fencegate.http;
 import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.Holder;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 
@@ -51,7 +54,7 @@ public final class FencingHeaders {
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
             if (c < '0' || c > '9') {
-                return malformed("expected ASCII digits only, found " + describe(c) + " at position " + i);
+                return malformed("expected ASCII digits only, found " + describeAt(text, i) + " at position " + i);
             }
         }
         if (text.charAt(0) == '0') {
@@ -78,7 +81,7 @@ public final class FencingHeaders {
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
             if (c <= 0x20 || c >= 0x7F) {
-                return malformedHolder("expected visible ASCII only, found " + describe(c) + " at position " + i);
+                return malformedHolder("expected visible ASCII only, found " + describeAt(text, i) + " at position " + i);
             }
         }
         return new HolderParse.Valid(Optional.of(new Holder(text)));
@@ -90,6 +93,32 @@ public final class FencingHeaders {
 
     private static HolderParse malformedHolder(String detail) {
         return new HolderParse.Refused(new FenceDecision.MalformedHolder(detail));
+    }
+
+    /**
+     * The character that starts at {@code i}. Header values arrive one char per byte, so a UTF-8
+     * character (a full-width digit, say) is read back from its bytes and named by its code point,
+     * not by its first byte; text that is not UTF-8 there is named char by char.
+     */
+    static String describeAt(String text, int i) {
+        char c = text.charAt(i);
+        int length = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 1;
+        if (length > 1 && i + length <= text.length()) {
+            byte[] bytes = new byte[length];
+            for (int k = 0; k < length; k++) {
+                char b = text.charAt(i + k);
+                if (b > 0xFF) {
+                    return String.format("U+%04X", text.codePointAt(i));
+                }
+                bytes[k] = (byte) b;
+            }
+            try {
+                return String.format("U+%04X", StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString().codePointAt(0));
+            } catch (CharacterCodingException notUtf8) {
+                // Named as the single char below.
+            }
+        }
+        return c >= 0x21 && c < 0x7F ? "'" + c + "'" : String.format("U+%04X", text.codePointAt(i));
     }
 
     static String describe(char c) {

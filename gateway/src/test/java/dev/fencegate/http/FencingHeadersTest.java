@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.Holder;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -67,6 +68,10 @@ class FencingHeadersTest {
                 Arguments.of("99999999999999999999", "1 to 19 digits"),
                 Arguments.of("١٢", "ASCII digits only, found U+0661 at position 0"),
                 Arguments.of("５", "ASCII digits only, found U+FF15 at position 0"),
+                Arguments.of(asOnTheWire("1５"), "ASCII digits only, found U+FF15 at position 1"),
+                Arguments.of(asOnTheWire("١٢"), "ASCII digits only, found U+0661 at position 0"),
+                Arguments.of(asOnTheWire("7\uD83D\uDE00"), "ASCII digits only, found U+1F600 at position 1"),
+                Arguments.of("1\u00EF\u00BC", "ASCII digits only, found U+00EF at position 1"),
                 Arguments.of("", "1 to 19 digits"));
     }
 
@@ -110,7 +115,13 @@ class FencingHeadersTest {
                 Arguments.of("tab", List.of("a\tb"), "U+0009"),
                 Arguments.of("newline", List.of("a\nb"), "U+000A"),
                 Arguments.of("DEL", List.of("a\u007Fb"), "U+007F"),
-                Arguments.of("non-ASCII", List.of("caf\u00E9"), "U+00E9 at position 3"));
+                Arguments.of("non-ASCII", List.of("caf\u00E9"), "U+00E9 at position 3"),
+                Arguments.of("UTF-8 on the wire", List.of(asOnTheWire("café")), "U+00E9 at position 3"));
+    }
+
+    /** A header value as the decoder hands it over: each byte of the UTF-8 text one char. */
+    private static String asOnTheWire(String text) {
+        return new String(text.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
     }
 
     private static String malformedTokenDetail(List<String> headers) {
