@@ -17,7 +17,11 @@ public final class Fencegate {
     }
 
     public static CommandLine commandLine() {
-        return new CommandLine(new Fencegate()).setParameterExceptionHandler(Fencegate::shortError);
+        CommandLine line = new CommandLine(new Fencegate()).setParameterExceptionHandler(Fencegate::shortError);
+        // Each subcommand lists -V (mixinStandardHelpOptions); without the version given here it would print nothing.
+        String[] version = line.getCommandSpec().version();
+        line.getSubcommands().values().forEach(sub -> sub.getCommandSpec().version(version));
+        return line;
     }
 
     /**
