@@ -122,7 +122,10 @@ public final class FenceService implements AutoCloseable {
         Counter regressions = Counter.builder("fencegate.fence.regressions")
                 .description("Claims the fence store admitted below a token this instance had already admitted")
                 .register(registry);
-        Gauge.builder("fencegate.fence.remembered", remembered, RememberedFences::size).register(registry);
+        Gauge.builder("fencegate.fence.remembered", remembered, RememberedFences::size)
+                .description("Resources whose highest admitted token this instance remembers, so that it refuses a lower"
+                        + " one even if the fence database lost the fence (at most --remembered-fences)")
+                .register(registry);
         FenceAdmission admission = new FenceAdmission(store, fences, remembered, claim -> regressions.increment());
         FunctionCounter.builder("fencegate.fence.held.admissions", admission, FenceAdmission::heldAdmissions)
                 .description("Claims admitted at a fence this instance holds, without a trip to the fence store")

@@ -11,7 +11,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** A running gateway's /metrics: its own counters, the fence database pool, the JVM and Netty's buffers. */
@@ -57,11 +62,43 @@ class MetricsEndpointIT {
         }
     }
 
+    @Test
+    void everyGatewayMetricHasAHelpTextAndARowInTheReadme() throws Exception {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        String table = readme.substring(readme.indexOf("**Metrics.**"), readme.indexOf("**Access log.**"));
+        try (GatewayHarness harness = GatewayHarness.start("metrics_help_it")) {
+            String body = scrape(harness.gateway.adminPort());
+
+            List<String> helps = body.lines().filter(line -> line.startsWith("# HELP fencegate_")).toList();
+            assertThat(helps).hasSizeGreaterThan(10);
+            List<String> withoutHelp = new ArrayList<>();
+            List<String> withoutRow = new ArrayList<>();
+            for (String help : helps) {
+                String[] parts = help.split(" ", 4);
+                String name = parts[2];
+                if (parts.length < 4 || parts[3].isBlank()) {
+                    withoutHelp.add(name);
+                }
+                // A histogram's _max gauge is documented with the histogram.
+                String base = name.endsWith("_max") && body.contains("# HELP " + name.substring(0, name.length() - 4) + " ")
+                        ? name.substring(0, name.length() - 4) : name;
+                if (!Pattern.compile("`" + base + "[`{]").matcher(table).find()) {
+                    withoutRow.add(name);
+                }
+            }
+            assertThat(withoutHelp).as("metrics with an empty HELP").isEmpty();
+            assertThat(withoutRow).as("metrics without a row in the README's metrics table").isEmpty();
+        }
+    }
+
+    private static String scrape(int adminPort) throws IOException, InterruptedException {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + adminPort + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+    }
+
     /** The value of an unlabelled metric; NaN when the gateway does not export it. */
     private static double metric(int adminPort, String name) throws IOException, InterruptedException {
-        String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + adminPort + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
-        return body.lines().filter(line -> line.startsWith(name + " "))
+        return scrape(adminPort).lines().filter(line -> line.startsWith(name + " "))
                 .mapToDouble(line -> Double.parseDouble(line.substring(name.length() + 1))).findFirst().orElse(Double.NaN);
     }
 }
