@@ -91,8 +91,7 @@ public final class FenceStoreMonitor implements AutoCloseable {
         try {
             if (!migrated) {
                 MigrateResult result = database.migrate();
-                log.info("Fence schema at version {} ({} migrations applied now)",
-                        result.targetSchemaVersion == null ? "current" : result.targetSchemaVersion, result.migrationsExecuted);
+                log.info(schemaLine(result));
                 migrated = true;
                 readiness.migrated();
             }
@@ -106,6 +105,12 @@ public final class FenceStoreMonitor implements AutoCloseable {
         } catch (Exception e) {
             unreachable(DatabaseProblem.describe(e));
         }
+    }
+
+    /** Flyway names no target when it applied nothing; the schema is then at the version it found. */
+    static String schemaLine(MigrateResult result) {
+        String version = result.targetSchemaVersion != null ? result.targetSchemaVersion : result.initialSchemaVersion;
+        return "Fence schema at version " + version + " (" + result.migrationsExecuted + " migrations applied now)";
     }
 
     private synchronized void reachable() {
