@@ -157,7 +157,14 @@ final class FenceRoutes {
             audit.warn("admin {} raised the fence of {} from {} to {}", who, resource,
                     decision instanceof FenceDecision.Admitted ? previous.map(Object::toString).orElse("none") : "unknown", token);
         }
-        Map<String, Object> body = describe(resource, fences.read(resource));
+        Map<String, Object> body;
+        try {
+            body = describe(resource, fences.read(resource));
+        } catch (FenceStoreUnavailableException e) {
+            // The raise committed; only reading it back failed: say what was raised, and that it is not known settled.
+            body = describe(resource, Optional.of(new Fence(resource, token, Optional.empty())));
+            draining = true;
+        }
         body.put("previous", previous.map(FencingToken::value).orElse(null));
         if (draining) {
             audit.warn("admin {} raise of {} to {}: writes below it may still be in flight after {} ms", who, resource, token,

@@ -35,10 +35,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The admin port's transport. Requests are tiny, so they are aggregated, with a small limit. */
 public final class AdminServer implements AutoCloseable {
 
+    private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
     private static final int MAX_ADMIN_REQUEST = 16 * 1024;
     /** Requests are answered here, off the event loop; none of them blocks. */
     private static final int HANDLER_THREADS = 2;
@@ -104,8 +107,9 @@ public final class AdminServer implements AutoCloseable {
         // A quiet period, so that tearing down a pipeline, which hops to the handler thread and back,
         // finds the event loop still running; then the handler threads.
         group.shutdownGracefully(100, 1_000, TimeUnit.MILLISECONDS).syncUninterruptibly();
-        handlers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        // The fence work first: a raise that ends hands its answer to a handler thread still running.
         fenceWork.shutdownNow();
+        handlers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
     /** One per connection; its events run on one handler thread, so {@link #previous} needs no lock. */
@@ -132,14 +136,27 @@ public final class AdminServer implements AutoCloseable {
                 AdminRequest asked = adminRequest(ctx, request);
                 answer = () -> refused.orElseGet(() -> endpoints.handle(asked));
                 if (refused.isEmpty() && endpoints.mayBlock(rawPath)) {
-                    previous = previous.thenApplyAsync(ignored -> answered(answer), fenceWork)
-                            .thenAcceptAsync(response -> write(ctx, response, keepAlive), ctx.executor());
+                    previous = closeOnFailure(ctx, previous.thenApplyAsync(ignored -> answered(answer), fenceWork)
+                            .thenAcceptAsync(response -> write(ctx, response, keepAlive), ctx.executor()));
                     return;
                 }
             } else {
                 answer = () -> AdminResponse.text(400, "malformed request");
             }
-            previous = previous.thenRun(() -> write(ctx, answered(answer), keepAlive));
+            previous = closeOnFailure(ctx, previous.thenRun(() -> write(ctx, answered(answer), keepAlive)));
+        }
+
+        /**
+         * A request that could not be answered (the server shutting down, an error no endpoint
+         * should throw) closes its connection: the requests after it never wait on an answer that
+         * will not come.
+         */
+        private static CompletableFuture<Void> closeOnFailure(ChannelHandlerContext ctx, CompletableFuture<Void> answered) {
+            return answered.exceptionally(failure -> {
+                log.warn("admin request on {} not answered: {}", ctx.channel().remoteAddress(), failure.toString());
+                ctx.channel().close();
+                return null;
+            });
         }
 
         /** What the endpoints answer; a failure of theirs is a 500, never a connection left without an answer. */

@@ -53,7 +53,8 @@ public final class FenceDatabase implements AutoCloseable {
     private static FenceDatabase open(DatabaseConfig config, String namingKey, String tokens) {
         HikariConfig hikari = connectionsTo(config, "fencegate-fences", "fencegate/" + config.schema());
         // One connection per fence-check thread, and one each for the listener and the reconciler,
-        // which would otherwise take theirs from the checks.
+        // which would otherwise take theirs from the checks; the listener's probes borrow the
+        // reconciler's between its sweeps, for one short statement each.
         hikari.setMaximumPoolSize(config.poolSize() + HOUSEKEEPING_CONNECTIONS);
         hikari.setMinimumIdle(config.poolSize() + HOUSEKEEPING_CONNECTIONS);
         hikari.setAutoCommit(true);

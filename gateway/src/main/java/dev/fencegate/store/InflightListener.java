@@ -76,7 +76,7 @@ public final class InflightListener implements AutoCloseable {
                 statement.execute("LISTEN " + CHANNEL);
                 statement.execute("LISTEN " + ROW_REMOVED_CHANNEL);
                 statement.execute("LISTEN " + probeChannel);
-                listen(connection.unwrap(PGConnection.class));
+                listen(statement, connection.unwrap(PGConnection.class));
             } catch (SQLException | RuntimeException e) {
                 fences.listenerLost();
                 if (!closed) {
@@ -93,7 +93,7 @@ public final class InflightListener implements AutoCloseable {
      * time, another only once it came back or was taken as lost. Paced by the system clock; a
      * probe heard confirms the listener as of the owner's clock when it was sent.
      */
-    private void listen(PGConnection received) throws SQLException {
+    private void listen(Statement listening, PGConnection received) throws SQLException {
         Probe outstanding = null;
         long nextDue = System.nanoTime();
         long lastHeard = nextDue;
@@ -108,6 +108,9 @@ public final class InflightListener implements AutoCloseable {
                             + " session late or not at all (a connection pooler in transaction or statement mode drops"
                             + " an idle session's notices); held fences stay unused until they do", (now - lastHeard) / 1_000_000);
                 }
+                // The listening connection itself answers first, within the socket timeout: one gone
+                // silent (no FIN, no RST) is replaced as a dropped one is, not waited on for hours.
+                listening.execute("SELECT 1");
                 // The owner's clock is read before the probe commits: every notice committed before then is ahead of it.
                 outstanding = new Probe(Long.toString(++probes), now, fences.now());
                 probe(outstanding.nonce());
@@ -127,14 +130,17 @@ public final class InflightListener implements AutoCloseable {
     /**
      * Sends {@code nonce} on this instance's probe channel from another session: it reaches the
      * listening session as a raise's notice does, while that session waits, and after every
-     * notice committed before it.
+     * notice committed before it. One that cannot be sent (the pool busy, the database slow) is
+     * a probe lost, not a listener lost: the listening connection answers for itself.
      */
-    private void probe(String nonce) throws SQLException {
+    private void probe(String nonce) {
         try (Connection sender = dataSource.getConnection();
              PreparedStatement notify = sender.prepareStatement("SELECT pg_notify(?, ?)")) {
             notify.setString(1, probeChannel);
             notify.setString(2, nonce);
             notify.execute();
+        } catch (SQLException e) {
+            log.debug("in-flight listener: probe {} not sent: {}", nonce, e.getMessage());
         }
     }
 

@@ -12,6 +12,7 @@ import dev.fencegate.fence.InMemoryFenceStore;
 import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.http.ClaimRules;
 import dev.fencegate.proxy.AdminServer;
+import dev.fencegate.testing.RawHttp;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;
@@ -110,6 +111,30 @@ class AdminServerTest {
             for (CompletableFuture<HttpResponse<String>> raise : raises) {
                 assertThat(raise.get(5, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
             }
+        }
+    }
+
+    /** An answer that cannot be made closes the connection: the requests behind it never wait for it. */
+    @Test
+    void aRequestThatCannotBeAnsweredClosesItsConnectionRatherThanHoldTheNextOnes() throws Exception {
+        FenceAdmin broken = new FenceAdmin() {
+            @Override
+            public Optional<Fence> read(ResourceKey resource) {
+                throw new AssertionError("broken by the test");
+            }
+
+            @Override
+            public FenceDecision raise(ResourceKey resource, FencingToken token) {
+                throw new AssertionError("broken by the test");
+            }
+        };
+        try (AdminServer server = AdminServer.start(new HostPort("127.0.0.1", 0), new AdminEndpoints(new Readiness(),
+                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), broken, AdminAuth.loopbackOnly(), ClaimRules.plain()));
+             RawHttp raw = RawHttp.connect(server.port())) {
+            raw.timeout(5_000);
+            String answered = raw.send("GET /fences/%2Fb%2Fk HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                    + "GET /livez HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").readToClose();
+            assertThat(answered).as("nothing answered before the close").isEmpty();
         }
     }
 

@@ -316,7 +316,7 @@ class FenceEndpointsTest {
 
             @Override
             public Optional<Fence> read(ResourceKey resource) {
-                return Optional.of(new Fence(resource, new FencingToken(6), Optional.empty()));
+                throw new FenceStoreUnavailableException("connection lost");
             }
 
             @Override
@@ -333,6 +333,7 @@ class FenceEndpointsTest {
                 AdminAuth.loopbackOnly(), ClaimRules.plain(), Duration.ofMillis(500)))).handle(post(REPORT, "6", null));
         assertThat(unsettled.status()).isEqualTo(202);
         assertThat(json(unsettled).get("draining").asBoolean()).isTrue();
+        assertThat(json(unsettled).get("token").asLong()).isEqualTo(6);
     }
 
     private AdminEndpoints open() {

@@ -3,6 +3,7 @@ package dev.fencegate.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.fencegate.config.DatabaseConfig;
 import dev.fencegate.fence.FenceClaim;
 import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.fence.FencingToken;
@@ -11,6 +12,7 @@ import dev.fencegate.fence.InstanceFences;
 import dev.fencegate.fence.LeaseTiming;
 import dev.fencegate.fence.RememberedFences;
 import dev.fencegate.fence.ResourceKey;
+import dev.fencegate.testing.TcpRelay;
 import dev.fencegate.testing.TestPostgres;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -27,6 +29,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
@@ -35,6 +38,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * Fences held between writes, against a real PostgreSQL and on a clock the test moves: a holder
@@ -310,6 +314,69 @@ class HeldFencesTest {
         try (InflightListener listener = new InflightListener(database.dataSource(), fences, new RememberedFences(100),
                 UUID.randomUUID()).start()) {
             await().atMost(Duration.ofSeconds(5)).until(fences::hearsRaises);
+        }
+    }
+
+    /**
+     * A listening connection can go silent with no FIN and no RST (the server's host gone, a
+     * partition): it is replaced within its socket timeout, as a dropped one is, so the next writes
+     * register again, rather than waited on while probes come back through other connections.
+     */
+    @Test
+    void aListeningConnectionGoneSilentIsLostWithinItsSocketTimeout() throws Exception {
+        InstanceFences fences = new InstanceFences(new PostgresInflightRegistrations(database.dataSource(), UUID.randomUUID()),
+                TIMING, System::nanoTime);
+        DatabaseConfig config = TestPostgres.config(schema);
+        try (TcpRelay relay = TcpRelay.toJdbc(config.url())) {
+            PGSimpleDataSource relayed = new PGSimpleDataSource();
+            relayed.setURL(relay.jdbcUrl(config.url()));
+            relayed.setUser(config.user());
+            relayed.setPassword(config.password());
+            relayed.setSocketTimeout(3);
+            AtomicInteger opened = new AtomicInteger();
+            DataSource firstRelayed = (DataSource) Proxy.newProxyInstance(HeldFencesTest.class.getClassLoader(),
+                    new Class<?>[] {DataSource.class}, (proxy, method, args) -> method.getName().equals("getConnection")
+                            && opened.getAndIncrement() == 0 ? relayed.getConnection() : invoke(method, database.dataSource(), args));
+            try (InflightListener listener = new InflightListener(firstRelayed, fences, new RememberedFences(100),
+                    UUID.randomUUID()).start()) {
+                await().atMost(Duration.ofSeconds(5)).until(fences::hearsRaises);
+
+                relay.freeze();
+
+                await().atMost(Duration.ofSeconds(10)).until(() -> fences.listenerLosses() >= 1);
+            }
+        }
+    }
+
+    /**
+     * A probe that cannot be sent (the pool busy, the database slow) is a probe lost, not a
+     * listener lost: the listening connection still answers, so no lease is marked unconfirmed and
+     * no write has to register again for it; held fences lapse only until probes come back.
+     */
+    @Test
+    void aProbeThatCannotBeSentDoesNotCostTheListener() {
+        InstanceFences fences = new InstanceFences(new PostgresInflightRegistrations(database.dataSource(), UUID.randomUUID()),
+                TIMING, System::nanoTime);
+        AtomicInteger opened = new AtomicInteger();
+        AtomicBoolean poolBusy = new AtomicBoolean();
+        DataSource busyAfterTheFirst = (DataSource) Proxy.newProxyInstance(HeldFencesTest.class.getClassLoader(),
+                new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection") && opened.getAndIncrement() > 0 && poolBusy.get()) {
+                        throw new SQLException("Connection is not available, request timed out after 2000ms");
+                    }
+                    return invoke(method, database.dataSource(), args);
+                });
+        try (InflightListener listener = new InflightListener(busyAfterTheFirst, fences, new RememberedFences(100),
+                UUID.randomUUID()).start()) {
+            await().atMost(Duration.ofSeconds(5)).until(fences::hearsRaises);
+
+            poolBusy.set(true);
+            await().atMost(Duration.ofSeconds(3)).until(() -> !fences.hearsRaises());
+            assertThat(fences.listenerLosses()).isZero();
+
+            poolBusy.set(false);
+            await().atMost(Duration.ofSeconds(5)).until(fences::hearsRaises);
+            assertThat(fences.listenerLosses()).isZero();
         }
     }
 

@@ -22,6 +22,8 @@ public final class TcpRelay implements AutoCloseable {
     /** Both ends of every relayed connection, and the connections held silent while cut. */
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private volatile boolean cut;
+    /** While set, nothing is relayed and nothing is closed: a link gone silent, with no FIN and no RST. */
+    private volatile boolean frozen;
     private volatile boolean closed;
 
     private TcpRelay(ServerSocket server, String targetHost, int targetPort) {
@@ -71,6 +73,11 @@ public final class TcpRelay implements AutoCloseable {
         return cut;
     }
 
+    /** Stops relaying without closing anything, as a peer that vanished or a partition that drops packets. */
+    public void freeze() {
+        frozen = true;
+    }
+
     private void accept() {
         while (!closed) {
             try {
@@ -106,9 +113,14 @@ public final class TcpRelay implements AutoCloseable {
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buffer)) >= 0 && !cut) {
+                    while (frozen && !closed) {
+                        Thread.sleep(50);
+                    }
                     out.write(buffer, 0, n);
                     out.flush();
                 }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             } catch (IOException e) {
                 // One side closed or was cut: the other follows.
             } finally {
