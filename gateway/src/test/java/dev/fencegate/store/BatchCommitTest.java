@@ -10,8 +10,8 @@ import dev.fencegate.fence.InstanceFences;
 import dev.fencegate.fence.LeaseTiming;
 import dev.fencegate.fence.RememberedFences;
 import dev.fencegate.fence.ResourceKey;
+import dev.fencegate.testing.Proxies;
 import dev.fencegate.testing.TestPostgres;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -209,7 +209,7 @@ class BatchCommitTest {
     private static DataSource judgesWatched(DataSource dataSource, Runnable beforeJudge) {
         return (DataSource) Proxy.newProxyInstance(BatchCommitTest.class.getClassLoader(), new Class<?>[] {DataSource.class},
                 (proxy, method, args) -> {
-                    Object result = invoke(method, dataSource, args);
+                    Object result = Proxies.invoke(method, dataSource, args);
                     if (!method.getName().equals("getConnection")) {
                         return result;
                     }
@@ -220,16 +220,9 @@ class BatchCommitTest {
                                         && !((String) a[0]).contains("INSERT")) {
                                     beforeJudge.run();
                                 }
-                                return invoke(m, connection, a);
+                                return Proxies.invoke(m, connection, a);
                             });
                 });
     }
 
-    private static Object invoke(java.lang.reflect.Method method, Object target, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
-    }
 }

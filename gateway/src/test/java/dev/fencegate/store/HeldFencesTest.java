@@ -13,9 +13,8 @@ import dev.fencegate.fence.LeaseTiming;
 import dev.fencegate.fence.RememberedFences;
 import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.testing.TcpRelay;
+import dev.fencegate.testing.Proxies;
 import dev.fencegate.testing.TestPostgres;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -336,7 +335,7 @@ class HeldFencesTest {
             AtomicInteger opened = new AtomicInteger();
             DataSource firstRelayed = (DataSource) Proxy.newProxyInstance(HeldFencesTest.class.getClassLoader(),
                     new Class<?>[] {DataSource.class}, (proxy, method, args) -> method.getName().equals("getConnection")
-                            && opened.getAndIncrement() == 0 ? relayed.getConnection() : invoke(method, database.dataSource(), args));
+                            && opened.getAndIncrement() == 0 ? relayed.getConnection() : Proxies.invoke(method, database.dataSource(), args));
             try (InflightListener listener = new InflightListener(firstRelayed, fences, new RememberedFences(100),
                     UUID.randomUUID()).start()) {
                 await().atMost(Duration.ofSeconds(5)).until(fences::hearsRaises);
@@ -364,7 +363,7 @@ class HeldFencesTest {
                     if (method.getName().equals("getConnection") && opened.getAndIncrement() > 0 && poolBusy.get()) {
                         throw new SQLException("Connection is not available, request timed out after 2000ms");
                     }
-                    return invoke(method, database.dataSource(), args);
+                    return Proxies.invoke(method, database.dataSource(), args);
                 });
         try (InflightListener listener = new InflightListener(busyAfterTheFirst, fences, new RememberedFences(100),
                 UUID.randomUUID()).start()) {
@@ -384,18 +383,18 @@ class HeldFencesTest {
     private static DataSource noticesDropped(DataSource dataSource) {
         ClassLoader loader = HeldFencesTest.class.getClassLoader();
         return (DataSource) Proxy.newProxyInstance(loader, new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
-            Object result = invoke(method, dataSource, args);
+            Object result = Proxies.invoke(method, dataSource, args);
             if (!method.getName().equals("getConnection")) {
                 return result;
             }
             return Proxy.newProxyInstance(loader, new Class<?>[] {Connection.class}, (c, m, a) -> {
-                Object made = invoke(m, result, a);
+                Object made = Proxies.invoke(m, result, a);
                 if (!m.getName().equals("unwrap") || a[0] != PGConnection.class) {
                     return made;
                 }
                 return Proxy.newProxyInstance(loader, new Class<?>[] {PGConnection.class}, (pg, pm, pa) -> {
                     if (!pm.getName().equals("getNotifications")) {
-                        return invoke(pm, made, pa);
+                        return Proxies.invoke(pm, made, pa);
                     }
                     if (pa != null && pa.length == 1 && (Integer) pa[0] > 0) {
                         Thread.sleep((Integer) pa[0]);
@@ -406,13 +405,6 @@ class HeldFencesTest {
         });
     }
 
-    private static Object invoke(Method method, Object target, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
-    }
 
     /** A new object's registration goes a second after its write: it costs the sweep and the table nothing after that. */
     @Test

@@ -12,9 +12,8 @@ import dev.fencegate.fence.FenceStoreUnavailableException;
 import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.Holder;
 import dev.fencegate.fence.ResourceKey;
+import dev.fencegate.testing.Proxies;
 import dev.fencegate.testing.TestPostgres;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -340,7 +339,7 @@ class PostgresFenceStoreTest extends FenceStoreContract {
         ClassLoader loader = PostgresFenceStoreTest.class.getClassLoader();
         return (DataSource) Proxy.newProxyInstance(loader, new Class<?>[] {DataSource.class},
                 (proxy, method, args) -> {
-                    Object result = invoke(method, dataSource, args);
+                    Object result = Proxies.invoke(method, dataSource, args);
                     if (!method.getName().equals("getConnection")) {
                         return result;
                     }
@@ -348,18 +347,11 @@ class PostgresFenceStoreTest extends FenceStoreContract {
                         if (m.getName().equals("prepareStatement") || m.getName().equals("createStatement")) {
                             statements.add(a == null ? "(statement)" : (String) a[0]);
                         }
-                        return invoke(m, result, a);
+                        return Proxies.invoke(m, result, a);
                     });
                 });
     }
 
-    private static Object invoke(Method method, Object target, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
-    }
 
     /**
      * Raises reach the instances they concern, and cost nothing to announce otherwise: a raise

@@ -1,17 +1,13 @@
 package dev.fencegate.testing;
 
 import java.io.IOException;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.UserPrincipal;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.awaitility.Awaitility;
 
 /**
  * Debian's PgBouncer in front of the tests' PostgreSQL, in transaction pooling mode, with the
@@ -25,13 +21,11 @@ public final class PgBouncer implements AutoCloseable {
     private static final Path BINARY = Path.of("/usr/sbin/pgbouncer");
     private static final Pattern JDBC = Pattern.compile("jdbc:postgresql://([^:/]+):([0-9]+)/([^?]+).*");
 
-    private final Process process;
-    private final Path directory;
+    private final WebDavProcess process;
     private final String url;
 
-    private PgBouncer(Process process, Path directory, String url) {
+    private PgBouncer(WebDavProcess process, String url) {
         this.process = process;
-        this.directory = directory;
         this.url = url;
     }
 
@@ -70,25 +64,8 @@ public final class PgBouncer implements AutoCloseable {
             command.addAll(List.of("runuser", "-u", "postgres", "--"));
         }
         command.addAll(List.of(BINARY.toString(), config.toString()));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(directory.resolve("stdout.log").toFile()).start();
-        PgBouncer bouncer = new PgBouncer(process, directory,
-                "jdbc:postgresql://127.0.0.1:" + port + "/" + server.group(3) + "?prepareThreshold=0");
-        Runtime.getRuntime().addShutdownHook(new Thread(bouncer::close));
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !process.isAlive() || listening(port));
-        if (!process.isAlive()) {
-            throw new IllegalStateException("pgbouncer exited with " + process.exitValue() + ": "
-                    + Files.readString(directory.resolve("stdout.log")));
-        }
-        return bouncer;
-    }
-
-    private static boolean listening(int port) {
-        try (Socket ignored = new Socket("127.0.0.1", port)) {
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
+        WebDavProcess process = WebDavProcess.start("pgbouncer", command, directory, port, List.of("stdout.log", "pgbouncer.log"));
+        return new PgBouncer(process, "jdbc:postgresql://127.0.0.1:" + port + "/" + server.group(3) + "?prepareThreshold=0");
     }
 
     /** The JDBC URL of the tests' database through PgBouncer. */
@@ -98,17 +75,6 @@ public final class PgBouncer implements AutoCloseable {
 
     @Override
     public void close() {
-        process.descendants().forEach(ProcessHandle::destroyForcibly);
-        process.destroyForcibly();
-        try {
-            process.waitFor();
-            try (var files = Files.walk(directory)) {
-                files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (IOException | RuntimeException e) {
-            // left for the system's temp cleanup
-        }
+        process.close();
     }
 }

@@ -92,6 +92,8 @@ final class WebDavProcess implements AutoCloseable {
 
     @Override
     public void close() {
+        // A server started through runuser, or one that forks workers, leaves them behind otherwise.
+        List<ProcessHandle> children = process.descendants().toList();
         process.destroy();
         try {
             if (!process.waitFor(10, TimeUnit.SECONDS)) {
@@ -100,6 +102,7 @@ final class WebDavProcess implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        children.forEach(ProcessHandle::destroyForcibly);
         try (Stream<Path> files = Files.walk(directory)) {
             files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
         } catch (IOException e) {
