@@ -9,7 +9,8 @@ import java.util.Map;
  * each claim's token up, where the leases this instance holds do not cover it. A store that can
  * write them in the same commit as the batch's raises does so ({@link FenceStore#admitAll(List,
  * BatchRegistration)}); it must call {@link #written} once that commit is confirmed and before it
- * reads any fence of a claim registered here. Made by {@link InstanceFences#register}.
+ * reads any fence of a claim registered here, or {@link #mayHaveCommitted} when that commit's
+ * outcome is unknown. Made by {@link InstanceFences#register}.
  */
 public final class BatchRegistration {
 
@@ -59,6 +60,17 @@ public final class BatchRegistration {
     /** The rows are committed and visible to every instance. Call before reading their claims' fences. */
     public void written(List<RegistrationRows.Written> rows) {
         covered = fences.registered(claims, rows, startedNanos, coveredBefore);
+    }
+
+    /**
+     * The statement carrying the rows failed, and may have committed them all the same (its
+     * connection was lost as it committed): this instance writes them again later, to learn them
+     * and withdraw them, rather than leave them for other instances' raises to wait on until they expire.
+     */
+    public void mayHaveCommitted() {
+        if (!minTokens.isEmpty()) {
+            fences.rowsInDoubt(minTokens);
+        }
     }
 
     /** For a store that cannot join the rows to its own commit: writes them in one of their own first. */

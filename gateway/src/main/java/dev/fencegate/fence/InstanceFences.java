@@ -57,12 +57,23 @@ public final class InstanceFences {
      * before it may have been undone by it (a row deleted or changed by hand after it was written).
      */
     private final Map<ResourceKey, Long> outsideChanges = new HashMap<>();
+    /**
+     * Rows a write may have committed without this instance learning it (its connection was lost
+     * as it committed): their generation is unknown, so no withdrawal could name them, and other
+     * instances' raises would wait on them until they expired. The next sweep writes them again,
+     * which tells it, and they are withdrawn as any other once idle.
+     */
+    private final Map<ResourceKey, RowInDoubt> rowsInDoubt = new HashMap<>();
     private long listenerConfirmedNanos;
     private boolean listenerConfirmed;
     private long listenerLosses;
 
     private static final class HeldSlot {
         private HeldFence fence;
+    }
+
+    /** The lowest token a row in doubt may cover, and when the write that may have left it was found to have failed. */
+    private record RowInDoubt(long minToken, long sinceNanos) {
     }
 
     /**
@@ -200,7 +211,25 @@ public final class InstanceFences {
 
     /** Writes rows in a commit of their own. Blocks; throws {@link FenceStoreUnavailableException}. */
     List<RegistrationRows.Written> writeRows(Map<ResourceKey, Long> minTokens) {
-        return rows.write(minTokens, timing.rowLength());
+        try {
+            return rows.write(minTokens, timing.rowLength());
+        } catch (FenceStoreUnavailableException e) {
+            rowsInDoubt(minTokens);
+            throw e;
+        }
+    }
+
+    /**
+     * A write of these rows failed in a way that may have committed them (the connection was lost
+     * as it committed): the next sweep writes them again, so that it learns their generation and
+     * can withdraw them. Until then a raise elsewhere may wait on them, as on any row of this instance.
+     */
+    void rowsInDoubt(Map<ResourceKey, Long> minTokens) {
+        long now = now();
+        synchronized (lock) {
+            minTokens.forEach((resource, minToken) -> rowsInDoubt.merge(resource, new RowInDoubt(minToken, now),
+                    (kept, next) -> new RowInDoubt(Math.min(kept.minToken(), next.minToken()), next.sinceNanos())));
+        }
     }
 
     /** The fence read failed: a raise may have committed, so no hold from it. */
@@ -417,7 +446,7 @@ public final class InstanceFences {
      */
     private void write(Map<ResourceKey, Long> minTokens) {
         long started = now();
-        recordWritten(rows.write(minTokens, timing.rowLength()), started);
+        recordWritten(writeRows(minTokens), started);
     }
 
     private void recordWritten(List<RegistrationRows.Written> written, long started) {
@@ -446,15 +475,23 @@ public final class InstanceFences {
     /** The full sweep: withdraws idle and expired rows, narrows, renews rows written under since they were last written. */
     public void reconcile() {
         List<ResourceKey> all;
+        Map<ResourceKey, Long> doubtful = new TreeMap<>(Comparator.comparing(ResourceKey::value));
         long now = now();
         synchronized (lock) {
             all = List.copyOf(leases.keySet());
+            // A row in doubt found longer ago than a row lasts has expired; one written again is known.
+            rowsInDoubt.forEach((resource, row) -> {
+                if (now - row.sinceNanos() <= timing.rowNanos()) {
+                    doubtful.put(resource, row.minToken());
+                }
+            });
+            rowsInDoubt.clear();
             expiredHolderGrace.values().removeIf(until -> now - until > GRACE_MEMORY_NANOS);
             // A row write that started longer ago than a row lasts confirms a lease already past its send time.
             long remembered = Math.max(GRACE_MEMORY_NANOS, timing.rowNanos());
             outsideChanges.values().removeIf(heard -> now - heard > remembered);
         }
-        reconcile(all, true);
+        reconcile(all, true, doubtful);
     }
 
     /** Only the rows another instance waits on: cheap enough to run often. */
@@ -466,10 +503,11 @@ public final class InstanceFences {
             }
             some = List.copyOf(wanted);
         }
-        reconcile(some, false);
+        reconcile(some, false, Map.of());
     }
 
-    private void reconcile(List<ResourceKey> resources, boolean renew) {
+    /** {@code rewrite}: rows in doubt, written again with the renewals (a failed write puts them back in doubt). */
+    private void reconcile(List<ResourceKey> resources, boolean renew, Map<ResourceKey, Long> rewrite) {
         List<RegistrationRows.Change> withdrawals = new ArrayList<>();
         List<RegistrationRows.Change> narrowings = new ArrayList<>();
         Map<ResourceKey, Long> renewals = new TreeMap<>(Comparator.comparing(ResourceKey::value));
@@ -505,6 +543,7 @@ public final class InstanceFences {
                 }
             }
         }
+        rewrite.forEach((resource, minToken) -> renewals.merge(resource, minToken, Math::min));
         if (!renewals.isEmpty()) {
             try {
                 write(renewals);

@@ -140,7 +140,7 @@ public final class PostgresFenceStore implements FenceStore {
      */
     @Override
     public List<FenceDecision> admitAll(List<FenceClaim> claims) {
-        return admitAll(claims, Map.of(), false, Duration.ZERO, written -> { });
+        return admitAll(claims, Map.of(), false, Duration.ZERO, written -> { }, () -> { });
     }
 
     /**
@@ -152,13 +152,20 @@ public final class PostgresFenceStore implements FenceStore {
     @Override
     public List<FenceDecision> admitAll(List<FenceClaim> claims, BatchRegistration registration) {
         return admitAll(claims, registration.minTokens(), registration.rowsUnknown(), registration.length(),
-                registration::written);
+                registration::written, registration::mayHaveCommitted);
     }
 
     private List<FenceDecision> admitAll(List<FenceClaim> claims, Map<ResourceKey, Long> register, boolean rowsUnknown,
-                                         Duration length, Consumer<List<RegistrationRows.Written>> registered) {
+                                         Duration length, Consumer<List<RegistrationRows.Written>> registered, Runnable inDoubt) {
         try (Connection connection = dataSource.getConnection()) {
-            RaiseOrJudge.Look first = RaiseOrJudge.run(connection, instance, claims, register, rowsUnknown, length);
+            RaiseOrJudge.Look first;
+            try {
+                first = RaiseOrJudge.run(connection, instance, claims, register, rowsUnknown, length);
+            } catch (SQLException e) {
+                // Sent, and perhaps committed before the answer was lost.
+                inDoubt.run();
+                throw e;
+            }
             if (first.upsertedAgain()) {
                 upsertedAgain.increment();
             }

@@ -23,10 +23,17 @@ class FenceAdmissionTest {
     private Runnable afterRowsWritten = () -> { };
     /** Run once, after the store judged the next batch and before its answers are settled. */
     private Runnable afterJudged = () -> { };
+    /** The next row write commits, and its answer is lost. */
+    private boolean loseNextWritesAnswer;
+    private final List<ResourceKey> withdrawn = new ArrayList<>();
     private final RegistrationRows rows = new RegistrationRows() {
         @Override
         public List<Written> write(Map<ResourceKey, Long> minTokens, Duration length) {
             registered.addAll(minTokens.keySet());
+            if (loseNextWritesAnswer) {
+                loseNextWritesAnswer = false;
+                throw new FenceStoreUnavailableException("connection lost as the rows committed");
+            }
             List<Written> written = RegistrationRows.NONE.write(minTokens, length);
             Runnable then = afterRowsWritten;
             afterRowsWritten = () -> { };
@@ -36,6 +43,7 @@ class FenceAdmissionTest {
 
         @Override
         public void tidy(List<Change> withdrawals, List<Change> narrowings) {
+            withdrawals.forEach(change -> withdrawn.add(change.resource()));
         }
 
         @Override
@@ -110,6 +118,23 @@ class FenceAdmissionTest {
         assertThat(registered).as("judged again after registering again").containsExactly(KEY, KEY);
         assertThat(((FenceDecision.Admitted) next).window().closed()).isFalse();
         local.exit(claim(3));
+    }
+
+    /**
+     * A row write whose answer was lost may have committed a row whose generation this instance
+     * never learnt, which no withdrawal could then name: the sweep writes it again and withdraws it.
+     */
+    @Test
+    void aRowWriteWhoseOutcomeIsUnknownIsWrittenAgainAndThenWithdrawn() {
+        FenceAdmission admission = admission();
+        loseNextWritesAnswer = true;
+
+        assertThat(admission.attempt(claim(3))).isInstanceOf(FenceDecision.Unavailable.class);
+        local.reconcile();
+        assertThat(registered).as("written again by the sweep").containsExactly(KEY, KEY);
+        local.reconcile();
+
+        assertThat(withdrawn).containsExactly(KEY);
     }
 
     @Test

@@ -30,6 +30,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -111,6 +112,32 @@ class BatchCommitTest {
                 FenceDecision.Kind.ADMITTED, FenceDecision.Kind.ADMITTED, FenceDecision.Kind.ADMITTED);
         assertThat(seenByOthersAtEachJudge).isNotEmpty().allSatisfy(seen ->
                 assertThat(seen).contains(existing.value(), batch + "/new", raised.value()));
+    }
+
+    /**
+     * The batch's statement commits, and its answer is lost with the connection: the claims get
+     * 503, and the rows it wrote, whose generation this instance never learnt, would hold back
+     * every raise of their resources elsewhere until they expired. The next sweep writes them
+     * again, learning them, and the one after withdraws them.
+     */
+    @Test
+    void aBatchCutOffAsItCommitsLeavesNoRegistrationOnceTheSweepsRun() throws SQLException {
+        UUID id = UUID.randomUUID();
+        AtomicLong clock = new AtomicLong(System.nanoTime());
+        InstanceFences fences = new InstanceFences(new PostgresInflightRegistrations(database.dataSource(), id), TIMING, clock::get);
+        FenceAdmission admission = new FenceAdmission(new PostgresFenceStore(cutOffAfterTheBatchCommits(database.dataSource()), id),
+                fences, new RememberedFences(100), claim -> { });
+        String batch = "/ok/" + UUID.randomUUID();
+        List<FenceClaim> claims = List.of(claim(new ResourceKey(batch + "/a"), 5), claim(new ResourceKey(batch + "/b"), 6));
+
+        assertThat(admission.attemptAll(claims)).extracting(FenceDecision::kind).containsOnly(FenceDecision.Kind.UNAVAILABLE);
+        assertThat(registeredResources(id)).as("the lost batch committed its rows").contains(batch + "/a", batch + "/b");
+
+        fences.reconcile();
+        clock.addAndGet(Duration.ofSeconds(2).toNanos());
+        fences.reconcile();
+
+        assertThat(registeredResources(id)).doesNotContain(batch + "/a", batch + "/b");
     }
 
     /**
@@ -203,6 +230,35 @@ class BatchCommitTest {
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** Runs the batch's statement, then loses its answer as a cut connection would. */
+    private static DataSource cutOffAfterTheBatchCommits(DataSource dataSource) {
+        return (DataSource) Proxy.newProxyInstance(BatchCommitTest.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    Object result = Proxies.invoke(method, dataSource, args);
+                    if (!method.getName().equals("getConnection")) {
+                        return result;
+                    }
+                    Connection connection = (Connection) result;
+                    return Proxy.newProxyInstance(BatchCommitTest.class.getClassLoader(), new Class<?>[] {Connection.class},
+                            (c, m, a) -> {
+                                Object made = Proxies.invoke(m, connection, a);
+                                if (!m.getName().equals("prepareStatement") || !((String) a[0]).contains("INSERT INTO fence_inflight")) {
+                                    return made;
+                                }
+                                PreparedStatement statement = (PreparedStatement) made;
+                                return Proxy.newProxyInstance(BatchCommitTest.class.getClassLoader(), new Class<?>[] {PreparedStatement.class},
+                                        (s, sm, sa) -> {
+                                            Object answer = Proxies.invoke(sm, statement, sa);
+                                            if (sm.getName().equals("executeQuery")) {
+                                                ((ResultSet) answer).close();
+                                                throw new SQLException("An I/O error occurred while sending to the backend.", "08006");
+                                            }
+                                            return answer;
+                                        });
+                            });
+                });
     }
 
     /** Runs {@code beforeJudge} each time a judging read (and nothing else) is prepared. */
