@@ -3,6 +3,7 @@ package dev.fencegate.fence;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -54,6 +55,16 @@ final class InflightTokens {
 
     boolean isEmpty() {
         return tokens.isEmpty();
+    }
+
+    /** Forgets when each idle resource went idle, but for those {@code kept} names. */
+    void forgetIdleExcept(Set<ResourceKey> kept) {
+        emptySince.keySet().retainAll(kept);
+    }
+
+    /** How many resources this remembers: with writes in flight, or when they went idle. */
+    int resources() {
+        return tokens.size() + emptySince.size();
     }
 
     /** Forgets when an idle resource went idle, once nothing refers to it any more. */

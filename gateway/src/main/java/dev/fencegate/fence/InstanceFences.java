@@ -472,6 +472,14 @@ public final class InstanceFences {
         }
     }
 
+    /** How many entries this instance keeps for resources, all kinds together: what the sweeps keep bounded. */
+    int resourcesKept() {
+        synchronized (lock) {
+            return inflight.resources() + leases.size() + held.size() + wanted.size() + expiredHolderGrace.size()
+                    + outsideChanges.size() + rowsInDoubt.size();
+        }
+    }
+
     /** The full sweep: withdraws idle and expired rows, narrows, renews rows written under since they were last written. */
     public void reconcile() {
         List<ResourceKey> all;
@@ -486,6 +494,9 @@ public final class InstanceFences {
                 }
             });
             rowsInDoubt.clear();
+            // When a resource went idle matters only to a lease on it: a claim that never got one
+            // (its registration failed) leaves nothing behind.
+            inflight.forgetIdleExcept(leases.keySet());
             expiredHolderGrace.values().removeIf(until -> now - until > GRACE_MEMORY_NANOS);
             // A row write that started longer ago than a row lasts confirms a lease already past its send time.
             long remembered = Math.max(GRACE_MEMORY_NANOS, timing.rowNanos());

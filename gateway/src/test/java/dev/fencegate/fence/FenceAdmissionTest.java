@@ -26,6 +26,8 @@ class FenceAdmissionTest {
     /** The next row write commits, and its answer is lost. */
     private boolean loseNextWritesAnswer;
     private final List<ResourceKey> withdrawn = new ArrayList<>();
+    /** Every batch fails before anything is sent, as with no connection to be had. */
+    private boolean storeDown;
     private final RegistrationRows rows = new RegistrationRows() {
         @Override
         public List<Written> write(Map<ResourceKey, Long> minTokens, Duration length) {
@@ -137,6 +139,23 @@ class FenceAdmissionTest {
         assertThat(withdrawn).containsExactly(KEY);
     }
 
+    /** Writes to ever new resources while the fence store is down leave nothing behind once a sweep has run. */
+    @Test
+    void claimsThatCouldNotRegisterLeaveNothingBehindAfterTheNextSweep() {
+        FenceAdmission admission = admission();
+        storeDown = true;
+        for (int i = 0; i < 1_000; i++) {
+            FenceClaim claim = new FenceClaim(new ResourceKey("/new/" + i), new FencingToken(1), Optional.empty());
+            local.enter(claim);
+            assertThat(admission.attempt(claim)).isInstanceOf(FenceDecision.Unavailable.class);
+            local.exit(claim);
+        }
+
+        local.reconcile();
+
+        assertThat(local.resourcesKept()).isZero();
+    }
+
     @Test
     void aFenceTheStoreLostIsRefusedReportedAndRaisedBackUp() {
         FenceAdmission admission = admission();
@@ -170,6 +189,9 @@ class FenceAdmissionTest {
 
         @Override
         public List<FenceDecision> admitAll(List<FenceClaim> claims, BatchRegistration registration) {
+            if (storeDown) {
+                throw new FenceStoreUnavailableException("no connection to the fence store");
+            }
             List<FenceDecision> decisions = FenceStore.super.admitAll(claims, registration);
             Runnable then = afterJudged;
             afterJudged = () -> { };
