@@ -70,16 +70,35 @@ public final class InflightListener implements AutoCloseable {
     }
 
     private void listen() {
+        // When the listener last failed to listen with none in between, and whether it said so.
+        long failingSince = 0;
+        boolean failing = false;
+        boolean failingSaid = false;
         while (!closed) {
             try (Connection connection = dataSource.getConnection();
                  Statement statement = connection.createStatement()) {
                 statement.execute("LISTEN " + CHANNEL);
                 statement.execute("LISTEN " + ROW_REMOVED_CHANNEL);
                 statement.execute("LISTEN " + probeChannel);
+                if (failingSaid) {
+                    log.info("in-flight listener: listening again");
+                }
+                failing = false;
+                failingSaid = false;
                 listen(statement, connection.unwrap(PGConnection.class));
             } catch (SQLException | RuntimeException e) {
                 fences.listenerLost();
                 if (!closed) {
+                    long now = System.nanoTime();
+                    if (!failing) {
+                        failing = true;
+                        failingSince = now;
+                    } else if (!failingSaid && now - failingSince >= UNHEARD_NANOS) {
+                        failingSaid = true;
+                        log.error("in-flight listener: cannot listen for raises for {} ms, retrying: {}; until it can, held"
+                                + " fences stay unused and every write is judged by the database", (now - failingSince) / 1_000_000,
+                                e.getMessage());
+                    }
                     log.debug("in-flight listener lost its connection, reconnecting: {}", e.getMessage());
                     pause();
                 }

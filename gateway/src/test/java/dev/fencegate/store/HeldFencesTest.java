@@ -3,6 +3,10 @@ package dev.fencegate.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.fencegate.config.DatabaseConfig;
 import dev.fencegate.fence.FenceClaim;
 import dev.fencegate.fence.FenceDecision;
@@ -12,8 +16,8 @@ import dev.fencegate.fence.InstanceFences;
 import dev.fencegate.fence.LeaseTiming;
 import dev.fencegate.fence.RememberedFences;
 import dev.fencegate.fence.ResourceKey;
-import dev.fencegate.testing.TcpRelay;
 import dev.fencegate.testing.Proxies;
+import dev.fencegate.testing.TcpRelay;
 import dev.fencegate.testing.TestPostgres;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -38,6 +42,7 @@ import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.postgresql.ds.PGSimpleDataSource;
+import org.slf4j.LoggerFactory;
 
 /**
  * Fences held between writes, against a real PostgreSQL and on a clock the test moves: a holder
@@ -376,6 +381,50 @@ class HeldFencesTest {
             poolBusy.set(false);
             await().atMost(Duration.ofSeconds(5)).until(fences::hearsRaises);
             assertThat(fences.listenerLosses()).isZero();
+        }
+    }
+
+    /**
+     * A listener that cannot listen (the database refusing it, as a standby refuses LISTEN) says so
+     * in the log once it has failed for 5 s, and says when it listens again, rather than only
+     * through its metric.
+     */
+    @Test
+    void aListenerThatCannotListenSaysSoInTheLogAndSaysWhenItListensAgain() {
+        InstanceFences fences = new InstanceFences(new PostgresInflightRegistrations(database.dataSource(), UUID.randomUUID()),
+                TIMING, System::nanoTime);
+        AtomicBoolean refused = new AtomicBoolean(true);
+        DataSource refusing = (DataSource) Proxy.newProxyInstance(HeldFencesTest.class.getClassLoader(),
+                new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection") && refused.get()) {
+                        throw new SQLException("cannot execute LISTEN during recovery", "25006");
+                    }
+                    return Proxies.invoke(method, database.dataSource(), args);
+                });
+        ListAppender<ILoggingEvent> said = new ListAppender<>();
+        said.start();
+        Logger logger = (Logger) LoggerFactory.getLogger(InflightListener.class);
+        logger.addAppender(said);
+        try (InflightListener listener = new InflightListener(refusing, fences, new RememberedFences(100), UUID.randomUUID()).start()) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> events(said).stream().anyMatch(event -> event.getLevel() == Level.ERROR
+                    && event.getFormattedMessage().contains("cannot listen for raises")
+                    && event.getFormattedMessage().contains("cannot execute LISTEN during recovery")));
+            assertThat(fences.hearsRaises()).isFalse();
+
+            refused.set(false);
+
+            await().atMost(Duration.ofSeconds(5)).until(fences::hearsRaises);
+            assertThat(events(said)).anySatisfy(event -> assertThat(event.getFormattedMessage()).contains("listening again"));
+            assertThat(events(said)).filteredOn(event -> event.getLevel() == Level.ERROR).hasSize(1);
+        } finally {
+            logger.detachAppender(said);
+        }
+    }
+
+    /** What {@code appender} got so far: it appends under its own lock, from the listener's thread. */
+    private static List<ILoggingEvent> events(ListAppender<ILoggingEvent> appender) {
+        synchronized (appender) {
+            return List.copyOf(appender.list);
         }
     }
 
