@@ -118,6 +118,11 @@ public record GatewayConfig(
         return new HostPort(host, port);
     }
 
+    /** The {@code Host} the store is reached by, as {@code --upstream} names it: its host, and its port if it gives one. */
+    public String upstreamHost() {
+        return upstream.getHost() + (upstream.getPort() < 0 ? "" : ":" + upstream.getPort());
+    }
+
     /** The path the store's base URL adds in front of every request target, without a final '/'. */
     public String upstreamPathPrefix() {
         String path = upstream.getRawPath() == null ? "" : upstream.getRawPath();

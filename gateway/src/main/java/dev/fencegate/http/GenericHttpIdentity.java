@@ -16,14 +16,14 @@ public record GenericHttpIdentity() implements StoreIdentity {
         if (S3Requests.isDeleteObjects(method, target)) {
             // The store may be S3 after all: its keys are fenced. It may as well take the POST for a
             // write of its path, so that path is fenced too (see deleteObjectsWritesItsPath).
-            return ObjectPaths.deleteObjects(ObjectPaths.refuseCollection(ObjectPaths.canonical(target), kind()));
+            return ObjectPaths.deleteObjects(ObjectPaths.fileObject(ObjectPaths.canonical(target), kind()));
         }
-        return ObjectPaths.refuseCollection(ObjectPaths.canonical(target), kind());
+        return ObjectPaths.fileObject(ObjectPaths.canonical(target), kind());
     }
 
     @Override
     public Identified keyInBucket(String bucketPath, String key) {
-        return ObjectPaths.refuseCollection(ObjectPaths.keyPath(bucketPath, key), kind());
+        return ObjectPaths.fileObject(ObjectPaths.keyPath(bucketPath, key), kind());
     }
 
     /** A store of unknown kind may take {@code POST /x?delete} for a write of {@code /x}, as it takes any other POST. */
@@ -36,6 +36,12 @@ public record GenericHttpIdentity() implements StoreIdentity {
     @Override
     public Optional<String> deleteDepth() {
         return Optional.of("0");
+    }
+
+    /** The Host is not part of the resource: the store gets the one {@code --upstream} names. */
+    @Override
+    public boolean storeGetsTheClientsHost() {
+        return false;
     }
 
     @Override

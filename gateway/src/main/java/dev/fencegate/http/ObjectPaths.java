@@ -30,6 +30,28 @@ final class ObjectPaths {
         return identified;
     }
 
+    /**
+     * A file store's object, for the kinds whose store may be a WebDAV file server: a collection
+     * path is refused ({@link #refuseCollection}), and so is a name the store keeps for its own
+     * workings beside the objects. Apache mod_dav_fs writes a PUT's body to
+     * {@code .davfs.tmpXXXXXX} in the object's folder and renames it onto the object when the body
+     * ends, so a write of that name while a holder's PUT is under way becomes the holder's object;
+     * it keeps properties and locks under {@code .DAV}.
+     */
+    static StoreIdentity.Identified fileObject(StoreIdentity.Identified identified, String kind) {
+        StoreIdentity.Identified object = refuseCollection(identified, kind);
+        if (object instanceof StoreIdentity.Identified.Resource resource) {
+            for (String segment : resource.key().value().split("/")) {
+                if (segment.startsWith(".davfs.") || segment.equals(".DAV")) {
+                    return refused(Outcome.UNFENCEABLE_WRITE, "'" + segment + "' is a name a WebDAV file store (Apache"
+                            + " mod_dav_fs) keeps for its own temporary files and properties: a write there can change"
+                            + " another object; not served for --store-kind " + kind);
+                }
+            }
+        }
+        return object;
+    }
+
     /** S3 stores resolve {@code obj/} to {@code obj} (S3Proxy) or keep both (AWS): one fence covers both. */
     static StoreIdentity.Identified s3Object(StoreIdentity.Identified identified) {
         if (identified instanceof StoreIdentity.Identified.Resource resource) {

@@ -45,6 +45,17 @@ public sealed interface StoreIdentity permits GenericHttpIdentity, WebDavIdentit
         return false;
     }
 
+    /**
+     * Whether the store gets the client's {@code Host}: S3 clients sign it, and under virtual
+     * hosting it names the bucket, which the resource then includes. Otherwise the gateway sends
+     * the {@code --upstream} host instead, since the resource leaves the Host out: a store serving
+     * several namespaces by Host (one of them inside another's folder, say) is then written only
+     * through the one the gateway's fences are for.
+     */
+    default boolean storeGetsTheClientsHost() {
+        return true;
+    }
+
     /** @param host the Host header, null if absent; @param destination the Destination header, null if absent */
     Identified identify(String method, String target, String host, String destination);
 

@@ -21,17 +21,23 @@ public record WebDavIdentity() implements StoreIdentity {
             return ObjectPaths.refused(Outcome.METHOD_NOT_ALLOWED, method + " is not served for --store-kind webdav"
                     + (destination == null ? "" : ": it would also write " + destination + ", a second object"));
         }
-        return ObjectPaths.refuseCollection(ObjectPaths.canonical(target), kind());
+        return ObjectPaths.fileObject(ObjectPaths.canonical(target), kind());
     }
 
     @Override
     public Identified keyInBucket(String bucketPath, String key) {
-        return ObjectPaths.refuseCollection(ObjectPaths.keyPath(bucketPath, key), kind());
+        return ObjectPaths.fileObject(ObjectPaths.keyPath(bucketPath, key), kind());
     }
 
     @Override
     public Optional<String> deleteDepth() {
         return Optional.of("0");
+    }
+
+    /** The Host is not part of the resource: the store gets the one {@code --upstream} names. */
+    @Override
+    public boolean storeGetsTheClientsHost() {
+        return false;
     }
 
     @Override

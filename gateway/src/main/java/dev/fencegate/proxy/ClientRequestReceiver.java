@@ -156,6 +156,7 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
             return;
         }
         ForwardedHeaders.dropUnlessTrusted(head.headers(), ctx.channel().remoteAddress(), policy.trustedProxies());
+        runtime.storeHost().ifPresent(host -> head.headers().set(HttpHeaderNames.HOST, host));
         if (head.method().equals(HttpMethod.DELETE)) {
             runtime.claims().identity().deleteDepth().ifPresent(depth -> head.headers().set(HeaderNames.DEPTH, depth));
         }

@@ -5,14 +5,22 @@ import dev.fencegate.fence.UploadOwners;
 import dev.fencegate.http.ClaimRules;
 import dev.fencegate.observability.AccessLog;
 import dev.fencegate.observability.GatewayMetrics;
+import java.util.Optional;
 
-/** What every connection of one gateway shares. */
+/**
+ * What every connection of one gateway shares. {@code storeHost}: the Host every request goes to
+ * the store with, in place of the client's, or empty where the store gets the client's (see
+ * {@link dev.fencegate.http.StoreIdentity#storeGetsTheClientsHost}).
+ */
 record GatewayRuntime(FenceGate fences, StoreConnections storeConnections, GatewayMetrics metrics, AccessLog accessLog,
-                      ClaimRules claims, String upstreamPathPrefix, long upstreamTimeoutMillis, UploadOwners uploads) {
+                      ClaimRules claims, String upstreamPathPrefix, Optional<String> storeHost, long upstreamTimeoutMillis,
+                      UploadOwners uploads) {
 
     GatewayRuntime(FenceChecker fences, StoreConnections storeConnections, GatewayMetrics metrics, AccessLog accessLog,
-                   ClaimRules claims, String upstreamPathPrefix, long upstreamTimeoutMillis, UploadOwners uploads) {
-        this(FenceGate.of(fences), storeConnections, metrics, accessLog, claims, upstreamPathPrefix, upstreamTimeoutMillis, uploads);
+                   ClaimRules claims, String upstreamPathPrefix, Optional<String> storeHost, long upstreamTimeoutMillis,
+                   UploadOwners uploads) {
+        this(FenceGate.of(fences), storeConnections, metrics, accessLog, claims, upstreamPathPrefix, storeHost,
+                upstreamTimeoutMillis, uploads);
     }
 
     RequestRecord record(String method, String path) {

@@ -98,7 +98,9 @@ public final class GatewayServer implements AutoCloseable {
         GatewayRuntime runtime = new GatewayRuntime(fences, connections, metrics,
                 AccessLog.of(config.operations().accessLog()),
                 claims,
-                config.upstreamPathPrefix(), config.upstreamTimeout().toMillis(), uploads);
+                config.upstreamPathPrefix(),
+                claims.identity().storeGetsTheClientsHost() ? Optional.empty() : Optional.of(config.upstreamHost()),
+                config.upstreamTimeout().toMillis(), uploads);
         InFlightRequests inFlight = new InFlightRequests();
         try {
             Channel channel = new ServerBootstrap()

@@ -8,6 +8,7 @@ import dev.fencegate.config.StoreKind;
 import dev.fencegate.demo.MemoryObjectStore;
 import dev.fencegate.testing.ApacheWebDav;
 import dev.fencegate.testing.GatewayHarness;
+import dev.fencegate.testing.NginxWebDav;
 import dev.fencegate.testing.RawHttp;
 import dev.fencegate.testing.TestPostgres;
 import java.net.URI;
@@ -18,8 +19,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Side doors of the {@code webdav} and {@code http} store kinds, tried on real stores: a POST that
- * looks like S3's DeleteObjects to a store that takes it for a write of its path, and a PUT of a
- * byte range that a store writes in place.
+ * looks like S3's DeleteObjects to a store that takes it for a write of its path, a PUT of a
+ * byte range that a store writes in place, and a Host the store serves another folder under.
  */
 class PlainStoreSideDoorsIT {
 
@@ -86,6 +87,37 @@ class PlainStoreSideDoorsIT {
                 assertThat(RawHttp.status(response)).isEqualTo(400);
                 Thread.sleep(300); // what the store received before the cut, it writes as it reads
                 assertThat(apache.objects()).containsEntry("/cr", "AAAAAAAAAA");
+            } finally {
+                gateway.close();
+            }
+        }
+    }
+
+    /**
+     * The store serves a second name whose root is the folder of bucket {@code b}: {@code PUT /k}
+     * with that Host is its {@code /b/k}. The resource leaves the Host out under these kinds, so
+     * the gateway sends the store the {@code --upstream} host instead of the client's: a stale
+     * write through the other name writes {@code /k} of the namespace the fences are for, not
+     * the fenced {@code /b/k}.
+     */
+    @ParameterizedTest(name = "--store-kind {0} behind nginx dav")
+    @EnumSource(value = StoreKind.class, names = {"HTTP", "WEBDAV"})
+    void aStaleWriteThroughAnotherHostOfTheStoreChangesNothingFenced(StoreKind kind) throws Exception {
+        try (NginxWebDav nginx = NginxWebDav.start()) {
+            Gateway gateway = Gateway.start(config(URI.create("http://127.0.0.1:" + nginx.port()), kind,
+                    "store_host_" + kind.name().toLowerCase()));
+            try {
+                assertThat(send(gateway.port(), "PUT", "/b/k", 10, "current")).isBetween(200, 299);
+                assertThat(nginx.objects()).containsEntry("/b/k", "current");
+                for (String method : new String[] {"PUT", "DELETE"}) {
+                    String body = method.equals("PUT") ? "stale" : "";
+                    try (RawHttp raw = RawHttp.connect(gateway.port())) {
+                        raw.send(method + " /k HTTP/1.1\r\nHost: " + NginxWebDav.BUCKET_B_HOST + "\r\nFencing-Token: 3\r\n"
+                                + "Content-Length: " + body.length() + "\r\nConnection: close\r\n\r\n" + body).readResponse();
+                    }
+                    assertThat(nginx.objects()).as("after a stale %s /k with Host %s", method, NginxWebDav.BUCKET_B_HOST)
+                            .containsEntry("/b/k", "current");
+                }
             } finally {
                 gateway.close();
             }

@@ -19,6 +19,7 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.net.URI;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
@@ -54,7 +55,7 @@ final class EmbeddedClientChannel extends EmbeddedChannel {
         StoreConnections connections = new StoreConnections(EmbeddedStoreChannel.transport(), config.upstreamAddress(),
                 Duration.ofSeconds(1), new WriteBufferWaterMark(64 * 1024, 256 * 1024));
         GatewayRuntime runtime = new GatewayRuntime(gate, connections, new GatewayMetrics(new SimpleMeterRegistry()),
-                AccessLog.of(AccessLogFormat.OFF), ClaimRules.plain(), "", 30_000, NoUploadOwners.INSTANCE);
+                AccessLog.of(AccessLogFormat.OFF), ClaimRules.plain(), "", Optional.empty(), 30_000, NoUploadOwners.INSTANCE);
         EmbeddedChannel client = new EmbeddedClientChannel();
         client.config().setOption(ChannelOption.AUTO_READ, false);
         client.pipeline().addLast(new ClientChannelInitializer(config, runtime));

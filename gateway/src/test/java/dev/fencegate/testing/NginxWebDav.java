@@ -8,7 +8,8 @@ import java.util.List;
 
 /**
  * A real nginx WebDAV store on loopback, serving a temp directory, with every dav method on so
- * that whatever the gateway lets through, the store would carry out. Where nginx is not
+ * that whatever the gateway lets through, the store would carry out; under a second server name,
+ * {@link #BUCKET_B_HOST}, it serves the folder {@code /b} as its root. Where nginx is not
  * installed, tests using it are skipped, unless FENCEGATE_REQUIRE_NGINX is set (CI sets it):
  * then its absence fails them.
  */
@@ -16,6 +17,8 @@ public final class NginxWebDav extends WebDavStore {
 
     public static final String REQUIRE_VARIABLE = "FENCEGATE_REQUIRE_NGINX";
     private static final Path BINARY = Path.of("/usr/sbin/nginx");
+    /** A second server name of the store, whose root is the folder of bucket {@code b}: {@code /k} there is {@code /b/k}. */
+    public static final String BUCKET_B_HOST = "b.tenant.example";
 
     private NginxWebDav(WebDavProcess server) {
         super(server);
@@ -62,7 +65,19 @@ public final class NginxWebDav extends WebDavStore {
                             log_not_found off;
                         }
                     }
+                    # A second name for part of the same folder, as a tenant's host serving its own bucket.
+                    server {
+                        listen 127.0.0.1:%2$d;
+                        server_name %3$s;
+                        root %1$s/root/b;
+                        location / {
+                            dav_methods PUT DELETE MKCOL COPY MOVE;
+                            create_full_put_path on;
+                            client_max_body_size 0;
+                            log_not_found off;
+                        }
+                    }
                 }
-                """.formatted(dir, port);
+                """.formatted(dir, port, BUCKET_B_HOST);
     }
 }
