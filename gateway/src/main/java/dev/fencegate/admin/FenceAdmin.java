@@ -25,13 +25,38 @@ public interface FenceAdmin {
     FenceDecision raise(ResourceKey resource, FencingToken token);
 
     /**
+     * Whether a write this instance admitted below {@code token} may still reach the store: sent,
+     * or being sent, and not answered yet. The store's answer to a raise counts only the other
+     * instances' writes; this instance's own are known here.
+     */
+    default boolean writesBelowInFlight(ResourceKey resource, FencingToken token) {
+        return false;
+    }
+
+    /**
      * Through the instance's own admission: a claim without a holder is admitted exactly when it
      * is at or above the fence, so "raise, never lower" is the rule every write already obeys; and
      * like every raise, it ends this instance's hold of the old fence and is announced to the others
      * registered below it.
      */
     static FenceAdmin over(FenceStore store, FenceAdmission admission) {
-        return over(store, (resource, token) -> admission.raise(resource, token));
+        FenceAdmin raising = over(store, (resource, token) -> admission.raise(resource, token));
+        return new FenceAdmin() {
+            @Override
+            public Optional<Fence> read(ResourceKey resource) {
+                return raising.read(resource);
+            }
+
+            @Override
+            public FenceDecision raise(ResourceKey resource, FencingToken token) {
+                return raising.raise(resource, token);
+            }
+
+            @Override
+            public boolean writesBelowInFlight(ResourceKey resource, FencingToken token) {
+                return admission.writesBelowInFlight(resource, token);
+            }
+        };
     }
 
     /** Straight to the store: only for a store no gateway admits writes from in this process. */

@@ -92,10 +92,13 @@ final class FenceRoutes {
                     + " (expected: one ?token=N, a decimal from 1 to " + Long.MAX_VALUE + " without sign or leading zero)"));
         }
         FencingToken token = ((FencingHeaders.TokenParse.Valid) parsed).token();
+        // Read first, for the answer's "previous" when the raise's own decision cannot tell it.
+        Optional<FencingToken> before = fences.read(resource).map(Fence::token);
         FenceDecision decision = fences.raise(resource, token);
         return switch (decision.kind()) {
-            case ADMITTED -> raised(resource, token, decision, request.remoteAddress(), false);
-            case DRAINING -> raised(resource, token, decision, request.remoteAddress(), !settled(resource, token));
+            case ADMITTED -> raised(resource, token, decision, before, request.remoteAddress(),
+                    fences.writesBelowInFlight(resource, token) && !settled(resource, token));
+            case DRAINING -> raised(resource, token, decision, before, request.remoteAddress(), !settled(resource, token));
             case STALE, REUSED -> refusedToLower(resource, token, decision, request.remoteAddress());
             case UNAVAILABLE -> throw new FenceStoreUnavailableException(((FenceDecision.Unavailable) decision).detail());
             case MISSING_TOKEN, MALFORMED_TOKEN, MALFORMED_HOLDER ->
@@ -105,8 +108,9 @@ final class FenceRoutes {
 
     /**
      * After a raise that found writes below it still possible through some instance (one that
-     * held the old fence may admit from memory until it hears of the raise): asks again, as a
-     * write's raise does, until none is, or {@link #settleWithin} has passed. A fence raised
+     * held the old fence may admit from memory until it hears of the raise, and this one's own
+     * writes sent below it may not have been answered yet): asks again, as a write's raise does,
+     * until none is, or {@link #settleWithin} has passed. A fence raised
      * higher meanwhile is asked about at its own value, which changes nothing and answers whether
      * anything below it, so below this raise, may still go out. A store that cannot be asked
      * leaves it unsettled. Blocking: the admin port runs the fence endpoints on threads of their own.
@@ -130,7 +134,10 @@ final class FenceRoutes {
             }
             switch (again.kind()) {
                 case ADMITTED -> {
-                    return true;
+                    if (!fences.writesBelowInFlight(resource, asking)) {
+                        return true;
+                    }
+                    retryMillis = Math.min(retryMillis * 2, MAX_RETRY_MILLIS);
                 }
                 case STALE -> asking = ((FenceDecision.Stale) again).current().token();
                 case DRAINING -> retryMillis = Math.min(retryMillis * 2, MAX_RETRY_MILLIS);
@@ -148,14 +155,16 @@ final class FenceRoutes {
      * {@link #settleWithin}: writes admitted earlier with lower tokens may yet land, and an instance
      * that has not heard of the raise may admit more until it does.
      */
-    private AdminResponse raised(ResourceKey resource, FencingToken token, FenceDecision decision, String who, boolean draining) {
-        Optional<FencingToken> previous = decision instanceof FenceDecision.Admitted admitted ? admitted.previous() : Optional.empty();
+    private AdminResponse raised(ResourceKey resource, FencingToken token, FenceDecision decision, Optional<FencingToken> before,
+                                 String who, boolean draining) {
+        // The raise's own word where it has one; otherwise the fence read just before it.
+        Optional<FencingToken> previous = decision instanceof FenceDecision.Admitted admitted ? admitted.previous() : before;
         boolean unchanged = previous.isPresent() && previous.get().equals(token);
         if (unchanged) {
             audit.info("admin {} asked to raise the fence of {} to {}; it was already there", who, resource, token);
         } else {
-            audit.warn("admin {} raised the fence of {} from {} to {}", who, resource,
-                    decision instanceof FenceDecision.Admitted ? previous.map(Object::toString).orElse("none") : "unknown", token);
+            audit.warn("admin {} raised the fence of {} from {} to {}", who, resource, previous.map(Object::toString).orElse("none"),
+                    token);
         }
         Map<String, Object> body;
         try {

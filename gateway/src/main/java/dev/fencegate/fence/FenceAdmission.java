@@ -159,6 +159,11 @@ public final class FenceAdmission {
         return decision;
     }
 
+    /** Whether a write this instance admitted below {@code token} may still reach the store. */
+    public boolean writesBelowInFlight(ResourceKey resource, FencingToken token) {
+        return fences.inFlightBelow(resource, token.value());
+    }
+
     /**
      * The store admitted a token below one this instance admitted before: it lost the fence (a
      * failover to a replica that missed commits, a restore). Refuse, say so loudly, and put the

@@ -117,6 +117,14 @@ public final class InstanceFences {
         }
     }
 
+    /** Whether a write of this instance below {@code token} to {@code resource} may still be on its way to the store. */
+    public boolean inFlightBelow(ResourceKey resource, long token) {
+        synchronized (lock) {
+            OptionalLong lowest = inflight.lowest(resource);
+            return lowest.isPresent() && lowest.getAsLong() < token;
+        }
+    }
+
     /** Whether no write of this instance may still be on its way to the store. */
     public boolean nothingInFlight() {
         synchronized (lock) {

@@ -9,12 +9,17 @@ import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fencegate.fence.Fence;
+import dev.fencegate.fence.FenceAdmission;
 import dev.fencegate.fence.FenceClaim;
 import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.fence.FenceStoreUnavailableException;
 import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.Holder;
 import dev.fencegate.fence.InMemoryFenceStore;
+import dev.fencegate.fence.InstanceFences;
+import dev.fencegate.fence.LeaseTiming;
+import dev.fencegate.fence.RegistrationRows;
+import dev.fencegate.fence.RememberedFences;
 import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.http.ClaimRules;
 import dev.fencegate.http.ResourceScopes;
@@ -27,6 +32,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -277,6 +286,42 @@ class FenceEndpointsTest {
     }
 
     /**
+     * The store's answer to a raise counts the other instances' writes below it; this instance's
+     * own, sent and not yet answered, are known only here. A raise through the instance that sent
+     * one is answered 200 only once it has ended, 202 if it has not when the wait ends, and either
+     * way names the fence it replaced.
+     */
+    @Test
+    void aRaiseWaitsForTheWritesBelowItThisInstanceItselfStillHasInFlight() throws Exception {
+        InstanceFences local = new InstanceFences(RegistrationRows.NONE,
+                new LeaseTiming(Duration.ofSeconds(5), Duration.ofSeconds(3), Duration.ofSeconds(10)), System::nanoTime);
+        FenceAdmission admission = new FenceAdmission(store, local, new RememberedFences(100), claim -> { });
+        AdminEndpoints endpoints = new AdminEndpoints(new Readiness(), registry, Optional.of(new FenceRoutes(
+                FenceAdmin.over(store, admission), AdminAuth.loopbackOnly(), ClaimRules.plain(), Duration.ofSeconds(1))));
+        FenceClaim sent = new FenceClaim(new ResourceKey("/reports/q1.csv"), new FencingToken(10), Optional.empty());
+        local.enter(sent);
+        assertThat(admission.attempt(sent)).isInstanceOf(FenceDecision.Admitted.class);
+
+        AdminResponse unsettled = endpoints.handle(post(REPORT, "20", null));
+        assertThat(unsettled.status()).isEqualTo(202);
+        assertThat(json(unsettled).get("draining").asBoolean()).isTrue();
+        assertThat(json(unsettled).get("previous").asLong()).isEqualTo(10);
+
+        ExecutorService operator = Executors.newSingleThreadExecutor();
+        try {
+            Future<AdminResponse> raise = operator.submit(() -> endpoints.handle(post(REPORT, "30", null)));
+            Thread.sleep(300);
+            assertThat(raise).as("answered while the write at 10 may still land").isNotDone();
+            local.exit(sent);
+            AdminResponse settled = raise.get(5, TimeUnit.SECONDS);
+            assertThat(settled.status()).isEqualTo(200);
+            assertThat(json(settled).get("previous").asLong()).isEqualTo(20);
+        } finally {
+            operator.shutdownNow();
+        }
+    }
+
+    /**
      * Overtaken by a higher raise while it waits, a raise settles only once nothing below that
      * higher fence can go out; a store that cannot be asked again leaves it 202, never 503, since
      * the fence went up.
@@ -316,7 +361,10 @@ class FenceEndpointsTest {
 
             @Override
             public Optional<Fence> read(ResourceKey resource) {
-                throw new FenceStoreUnavailableException("connection lost");
+                if (!first) {
+                    throw new FenceStoreUnavailableException("connection lost");
+                }
+                return Optional.of(new Fence(resource, new FencingToken(5), Optional.empty()));
             }
 
             @Override
@@ -334,6 +382,7 @@ class FenceEndpointsTest {
         assertThat(unsettled.status()).isEqualTo(202);
         assertThat(json(unsettled).get("draining").asBoolean()).isTrue();
         assertThat(json(unsettled).get("token").asLong()).isEqualTo(6);
+        assertThat(json(unsettled).get("previous").asLong()).as("the fence read before the raise").isEqualTo(5);
     }
 
     private AdminEndpoints open() {
