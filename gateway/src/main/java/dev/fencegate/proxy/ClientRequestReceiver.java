@@ -401,6 +401,7 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
     /**
      * Answers the request here. The connection is kept only when the request carried no body
      * and the client asked to keep it; an unread body would otherwise be parsed as a request.
+     * Closed with a body still coming, it lingers ({@link LingeringClose}) unless the request was hostile.
      */
     private void answer(Problem problem, boolean close) {
         (record == null ? runtime.record("UNKNOWN", "/") : record).answered(problem.outcome());
@@ -410,7 +411,9 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
                 && problem.outcome().status() < 500 && state != State.FORWARDING
                 && (bodyEnded || bodyUnread && discardable(request));
         state = keep ? State.DISCARDING_BODY : State.CLOSING;
-        Replies.problem(ctx, problem, !keep, errorFormat, request == null ? "/" : request.uri());
+        // A refused request whose body is still coming: its client may be sending it yet, and must still read the answer.
+        boolean lingering = !keep && !close && request != null && !bodyEnded;
+        Replies.problem(ctx, problem, !keep, lingering, errorFormat, request == null ? "/" : request.uri());
         if (keep && bodyEnded) {
             awaitNextRequest();
         } else if (keep) {

@@ -26,6 +26,12 @@ final class Replies {
 
     /** {@code target} is the request's; its path is named in S3 errors when the problem names no resource. */
     static ChannelFuture problem(ChannelHandlerContext ctx, Problem problem, boolean close, ErrorFormat format, String target) {
+        return problem(ctx, problem, close, false, format, target);
+    }
+
+    /** With {@code lingering}, a closing answer closes as {@link LingeringClose} does: for a request whose body is still coming. */
+    static ChannelFuture problem(ChannelHandlerContext ctx, Problem problem, boolean close, boolean lingering, ErrorFormat format,
+                                 String target) {
         Outcome outcome = problem.outcome();
         int query = target.indexOf('?');
         String path = query < 0 ? target : target.substring(0, query);
@@ -48,7 +54,9 @@ final class Replies {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
         ChannelFuture written = ctx.writeAndFlush(response);
-        if (close) {
+        if (close && lingering) {
+            LingeringClose.after(written);
+        } else if (close) {
             written.addListener(ChannelFutureListener.CLOSE);
         }
         return written;
