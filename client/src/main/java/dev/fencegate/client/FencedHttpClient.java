@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * A {@link HttpClient} whose writes carry the lease's fencing headers. A write is not sent once
  * the guard has tripped ({@link LeaseLostException}); the gateway's refusal of a write becomes a
  * {@link FencedOutException} and trips the guard. Any other answer, a store's own 412 included,
- * reaches the caller's body handler unchanged.
+ * reaches the caller's body handler unchanged. Writes are sent without {@code Expect: 100-continue},
+ * whatever the request asks: see {@link #send}.
  */
 public final class FencedHttpClient {
 
@@ -49,7 +50,9 @@ public final class FencedHttpClient {
         if (!WriteFencing.isWrite(request.method())) {
             return http.send(request, handler);
         }
-        HttpRequest.Builder fenced = HttpRequest.newBuilder(request, (name, value) -> true);
+        // Without Expect: 100-continue. The gateway refuses such a write with its final answer and no
+        // 100, which java.net.http on JDK 17 never returns from; a refused body is dropped unparsed.
+        HttpRequest.Builder fenced = HttpRequest.newBuilder(request, (name, value) -> true).expectContinue(false);
         for (Map.Entry<String, String> header : fencing.headersForWrite().entrySet()) {
             fenced.setHeader(header.getKey(), header.getValue());
         }

@@ -2,11 +2,20 @@ package dev.fencegate.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -60,6 +69,59 @@ class FencedHttpClientTest {
         assertThatThrownBy(() -> http.send(request("/b/other.csv").PUT(HttpRequest.BodyPublishers.ofString("x")).build(),
                 HttpResponse.BodyHandlers.ofString())).isInstanceOf(LeaseLostException.class);
         assertThat(gateway.seen).hasSize(1);
+    }
+
+    /**
+     * The gateway refuses a write that asks for a 100 with its final answer, as HTTP allows, and
+     * closes. java.net.http on JDK 17 never returns from such a request: the worker would never
+     * learn it was fenced out while its lease went on being renewed. Writes go without the
+     * expectation, so the refusal comes back.
+     */
+    @Test
+    void aWriteThatAsksFor100ContinueStillGetsItsRefusal() throws Exception {
+        try (ServerSocket refusing = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Thread answering = new Thread(() -> refuseWithoutContinue(refusing), "refusing-gateway");
+            answering.setDaemon(true);
+            answering.start();
+            HttpRequest write = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + refusing.getLocalPort() + "/b/report.csv"))
+                    .expectContinue(true).PUT(HttpRequest.BodyPublishers.ofString("x".repeat(1024))).build();
+            FencedHttpClient http11 = new FencedHttpClient(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(),
+                    WriteFencing.of(guard));
+
+            assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThatThrownBy(
+                    () -> http11.send(write, HttpResponse.BodyHandlers.ofString())).isInstanceOf(FencedOutException.class));
+            assertThat(guard.stillHeld()).isFalse();
+        }
+    }
+
+    /** Answers the first request as the gateway answers a stale write: 412 at once, no 100, reading its body only if it is sent unasked. */
+    private static void refuseWithoutContinue(ServerSocket server) {
+        try (Socket socket = server.accept()) {
+            BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.ISO_8859_1));
+            long length = 0;
+            boolean expects = false;
+            for (String line = in.readLine(); line != null && !line.isEmpty(); line = in.readLine()) {
+                String lower = line.toLowerCase(java.util.Locale.ROOT);
+                if (lower.startsWith("content-length:")) {
+                    length = Long.parseLong(lower.substring("content-length:".length()).trim());
+                }
+                expects |= lower.startsWith("expect:");
+            }
+            if (!expects) {
+                in.skip(length);
+            }
+            byte[] body = ("{\"type\":\"urn:fencegate:problem:stale-token\",\"status\":412,\"token\":7,\"currentToken\":8}")
+                    .getBytes(StandardCharsets.UTF_8);
+            OutputStream out = socket.getOutputStream();
+            out.write(("HTTP/1.1 412 Precondition Failed\r\nContent-Type: application/problem+json\r\nContent-Length: " + body.length
+                    + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            out.write(body);
+            out.flush();
+            socket.shutdownOutput();
+            in.skip(Long.MAX_VALUE);
+        } catch (IOException e) {
+            // The client went away: the test's own assertions say what happened.
+        }
     }
 
     @Test
