@@ -116,16 +116,24 @@ public final class InflightListener implements AutoCloseable {
         Probe outstanding = null;
         long nextDue = System.nanoTime();
         long lastHeard = nextDue;
+        long lastTurn = nextDue;
         boolean unheardSaid = false;
         while (!closed) {
             long now = System.nanoTime();
+            if (now - lastTurn >= UNHEARD_NANOS) {
+                // This loop itself did not run (the process was paused, or the listening connection
+                // stalled and came back): the probes' silence says nothing about their delivery yet.
+                lastHeard = now;
+            }
+            lastTurn = now;
             boolean lost = outstanding != null && now - outstanding.sentNanos() >= RESEND_NANOS;
             if (outstanding == null && now - nextDue >= 0 || lost) {
                 if (!unheardSaid && now - lastHeard >= UNHEARD_NANOS) {
                     unheardSaid = true;
                     log.error("in-flight listener: its own probe notices have not come back for {} ms: notices reach its"
-                            + " session late or not at all (a connection pooler in transaction or statement mode drops"
-                            + " an idle session's notices); held fences stay unused until they do", (now - lastHeard) / 1_000_000);
+                            + " session late or not at all (the database is too busy to deliver them, or a connection pooler"
+                            + " in transaction or statement mode drops an idle session's notices); held fences stay unused"
+                            + " until they do", (now - lastHeard) / 1_000_000);
                 }
                 // The listening connection itself answers first, within the socket timeout: one gone
                 // silent (no FIN, no RST) is replaced as a dropped one is, not waited on for hours.
