@@ -61,9 +61,11 @@ public final class InstanceFences {
      * Rows a write may have committed without this instance learning it (its connection was lost
      * as it committed): their generation is unknown, so no withdrawal could name them, and other
      * instances' raises would wait on them until they expired. The next sweep writes them again,
-     * which tells it, and they are withdrawn as any other once idle.
+     * which tells it, and they are withdrawn as any other once idle. At most
+     * {@link #MOST_ROWS_IN_DOUBT}: past that, a row in doubt is left to expire.
      */
     private final Map<ResourceKey, RowInDoubt> rowsInDoubt = new HashMap<>();
+    static final int MOST_ROWS_IN_DOUBT = 65_536;
     private long listenerConfirmedNanos;
     private boolean listenerConfirmed;
     private long listenerLosses;
@@ -72,7 +74,7 @@ public final class InstanceFences {
         private HeldFence fence;
     }
 
-    /** The lowest token a row in doubt may cover, and when the write that may have left it was found to have failed. */
+    /** The lowest token a row in doubt may cover, and when the last write that may have left it (or extended it) failed. */
     private record RowInDoubt(long minToken, long sinceNanos) {
     }
 
@@ -222,7 +224,9 @@ public final class InstanceFences {
         try {
             return rows.write(minTokens, timing.rowLength());
         } catch (FenceStoreUnavailableException e) {
-            rowsInDoubt(minTokens);
+            if (e.sent()) {
+                rowsInDoubt(minTokens);
+            }
             throw e;
         }
     }
@@ -235,8 +239,14 @@ public final class InstanceFences {
     void rowsInDoubt(Map<ResourceKey, Long> minTokens) {
         long now = now();
         synchronized (lock) {
-            minTokens.forEach((resource, minToken) -> rowsInDoubt.merge(resource, new RowInDoubt(minToken, now),
-                    (kept, next) -> new RowInDoubt(Math.min(kept.minToken(), next.minToken()), next.sinceNanos())));
+            for (Map.Entry<ResourceKey, Long> row : minTokens.entrySet()) {
+                if (rowsInDoubt.size() >= MOST_ROWS_IN_DOUBT && !rowsInDoubt.containsKey(row.getKey())) {
+                    continue;
+                }
+                // Each write that may have committed may also have made the row last longer: counted from the last.
+                rowsInDoubt.merge(row.getKey(), new RowInDoubt(row.getValue(), now),
+                        (kept, next) -> new RowInDoubt(Math.min(kept.minToken(), next.minToken()), next.sinceNanos()));
+            }
         }
     }
 
@@ -452,12 +462,17 @@ public final class InstanceFences {
      * heard from outside since the write started may have undone starts a lease that covers
      * nothing: the claims write the row again.
      */
-    private void write(Map<ResourceKey, Long> minTokens) {
+    /** {@code coverNothing}: rows written only to learn them, whose new leases cover no claim (see {@link #reconcile}). */
+    private void write(Map<ResourceKey, Long> minTokens, Set<ResourceKey> coverNothing) {
         long started = now();
-        recordWritten(writeRows(minTokens), started);
+        recordWritten(writeRows(minTokens), started, coverNothing);
     }
 
     private void recordWritten(List<RegistrationRows.Written> written, long started) {
+        recordWritten(written, started, Set.of());
+    }
+
+    private void recordWritten(List<RegistrationRows.Written> written, long started, Set<ResourceKey> coverNothing) {
         long confirmed = now();
         long expires = started + timing.rowNanos();
         synchronized (lock) {
@@ -468,7 +483,9 @@ public final class InstanceFences {
                 if (lease == null || confirmed - lease.expiresNanos >= 0 || lease.unconfirmed || undone) {
                     held.remove(row.resource());
                     Lease fresh = new Lease(clock, row.minToken(), row.generation(), expires, timing.storeApplyNanos());
-                    fresh.unconfirmed = undone;
+                    // A row written again only to learn it covers no claim: a change by hand to it
+                    // could have gone unheard (nothing here watched the resource), so a claim writes its own.
+                    fresh.unconfirmed = undone || coverNothing.contains(row.resource());
                     leases.put(row.resource(), fresh);
                 } else if (row.generation() >= lease.generation) {
                     lease.minToken = row.minToken();
@@ -491,17 +508,13 @@ public final class InstanceFences {
     /** The full sweep: withdraws idle and expired rows, narrows, renews rows written under since they were last written. */
     public void reconcile() {
         List<ResourceKey> all;
-        Map<ResourceKey, Long> doubtful = new TreeMap<>(Comparator.comparing(ResourceKey::value));
+        Map<ResourceKey, RowInDoubt> doubtful = new HashMap<>();
         long now = now();
         synchronized (lock) {
             all = List.copyOf(leases.keySet());
-            // A row in doubt found longer ago than a row lasts has expired; one written again is known.
-            rowsInDoubt.forEach((resource, row) -> {
-                if (now - row.sinceNanos() <= timing.rowNanos()) {
-                    doubtful.put(resource, row.minToken());
-                }
-            });
-            rowsInDoubt.clear();
+            // A row in doubt longer than a row lasts has expired; one written again is known.
+            rowsInDoubt.values().removeIf(row -> now - row.sinceNanos() > timing.rowNanos());
+            doubtful.putAll(rowsInDoubt);
             // When a resource went idle matters only to a lease on it: a claim that never got one
             // (its registration failed) leaves nothing behind.
             inflight.forgetIdleExcept(leases.keySet());
@@ -525,8 +538,11 @@ public final class InstanceFences {
         reconcile(some, false, Map.of());
     }
 
-    /** {@code rewrite}: rows in doubt, written again with the renewals (a failed write puts them back in doubt). */
-    private void reconcile(List<ResourceKey> resources, boolean renew, Map<ResourceKey, Long> rewrite) {
+    /**
+     * {@code rewrite}: rows in doubt, written again with the renewals; once written they are known,
+     * unless another write put them in doubt again meanwhile (a failed write that was sent does).
+     */
+    private void reconcile(List<ResourceKey> resources, boolean renew, Map<ResourceKey, RowInDoubt> rewrite) {
         List<RegistrationRows.Change> withdrawals = new ArrayList<>();
         List<RegistrationRows.Change> narrowings = new ArrayList<>();
         Map<ResourceKey, Long> renewals = new TreeMap<>(Comparator.comparing(ResourceKey::value));
@@ -562,10 +578,13 @@ public final class InstanceFences {
                 }
             }
         }
-        rewrite.forEach((resource, minToken) -> renewals.merge(resource, minToken, Math::min));
+        rewrite.forEach((resource, row) -> renewals.merge(resource, row.minToken(), Math::min));
         if (!renewals.isEmpty()) {
             try {
-                write(renewals);
+                write(renewals, rewrite.keySet());
+                synchronized (lock) {
+                    rewrite.forEach(rowsInDoubt::remove);
+                }
             } catch (FenceStoreUnavailableException e) {
                 // Writes under these leases close when their windows run out; new ones get 503.
             }

@@ -40,7 +40,8 @@ public interface RegistrationRows {
 
     /**
      * Writes rows covering at least {@code minTokens} for {@code length} from now, in one commit.
-     * Blocks; throws {@link FenceStoreUnavailableException} when it cannot confirm them.
+     * Blocks; throws {@link FenceStoreUnavailableException} when it cannot confirm them, saying
+     * whether the statement was {@linkplain FenceStoreUnavailableException#sent sent}.
      */
     List<Written> write(Map<ResourceKey, Long> minTokens, Duration length);
 

@@ -58,8 +58,13 @@ public final class PostgresInflightRegistrations implements RegistrationRows {
     /** In resource order (the caller's map is sorted), so two writes never wait on each other's rows in a cycle. */
     @Override
     public List<Written> write(Map<ResourceKey, Long> minTokens, Duration length) {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement upsert = connection.prepareStatement(WRITE)) {
+        Connection connection;
+        try {
+            connection = dataSource.getConnection();
+        } catch (SQLException e) {
+            throw unavailable(minTokens, e, false);
+        }
+        try (connection; PreparedStatement upsert = connection.prepareStatement(WRITE)) {
             upsert.setObject(1, instance);
             upsert.setDouble(2, length.toNanos() / 1e9);
             upsert.setArray(3, connection.createArrayOf("text", minTokens.keySet().stream().map(ResourceKey::value).toArray()));
@@ -72,9 +77,14 @@ public final class PostgresInflightRegistrations implements RegistrationRows {
             }
             return written;
         } catch (SQLException e) {
-            throw new FenceStoreUnavailableException("in-flight registration for " + minTokens.size() + " resource(s), first "
-                    + minTokens.keySet().iterator().next() + ", failed: " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
+            throw unavailable(minTokens, e, true);
         }
+    }
+
+    /** {@code sent}: the statement may have reached the database, so the rows may have committed. */
+    private static FenceStoreUnavailableException unavailable(Map<ResourceKey, Long> minTokens, SQLException e, boolean sent) {
+        return new FenceStoreUnavailableException("in-flight registration for " + minTokens.size() + " resource(s), first "
+                + minTokens.keySet().iterator().next() + ", failed: " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e, sent);
     }
 
     /**

@@ -34,7 +34,7 @@ class FenceAdmissionTest {
             registered.addAll(minTokens.keySet());
             if (loseNextWritesAnswer) {
                 loseNextWritesAnswer = false;
-                throw new FenceStoreUnavailableException("connection lost as the rows committed");
+                throw new FenceStoreUnavailableException("connection lost as the rows committed", null, true);
             }
             List<Written> written = RegistrationRows.NONE.write(minTokens, length);
             Runnable then = afterRowsWritten;
