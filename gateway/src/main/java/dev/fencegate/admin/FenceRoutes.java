@@ -92,8 +92,7 @@ final class FenceRoutes {
                     + " (expected: one ?token=N, a decimal from 1 to " + Long.MAX_VALUE + " without sign or leading zero)"));
         }
         FencingToken token = ((FencingHeaders.TokenParse.Valid) parsed).token();
-        // Read first, for the answer's "previous" when the raise's own decision cannot tell it.
-        Optional<FencingToken> before = fences.read(resource).map(Fence::token);
+        Optional<FencingToken> before = readBefore(resource);
         FenceDecision decision = fences.raise(resource, token);
         return switch (decision.kind()) {
             case ADMITTED -> raised(resource, token, decision, before, request.remoteAddress(),
@@ -155,6 +154,19 @@ final class FenceRoutes {
      * {@link #settleWithin}: writes admitted earlier with lower tokens may yet land, and an instance
      * that has not heard of the raise may admit more until it does.
      */
+    /**
+     * The fence just before a raise, for the answer's {@code "previous"} when the raise itself
+     * cannot tell (it had to wait); empty when there is none or it cannot be read, which does not
+     * stop the raise.
+     */
+    private Optional<FencingToken> readBefore(ResourceKey resource) {
+        try {
+            return fences.read(resource).map(Fence::token);
+        } catch (FenceStoreUnavailableException e) {
+            return Optional.empty();
+        }
+    }
+
     private AdminResponse raised(ResourceKey resource, FencingToken token, FenceDecision decision, Optional<FencingToken> before,
                                  String who, boolean draining) {
         // The raise's own word where it has one; otherwise the fence read just before it.
@@ -163,8 +175,8 @@ final class FenceRoutes {
         if (unchanged) {
             audit.info("admin {} asked to raise the fence of {} to {}; it was already there", who, resource, token);
         } else {
-            audit.warn("admin {} raised the fence of {} from {} to {}", who, resource, previous.map(Object::toString).orElse("none"),
-                    token);
+            audit.warn("admin {} raised the fence of {} from {} to {}", who, resource, decision instanceof FenceDecision.Admitted
+                    ? previous.map(Object::toString).orElse("none") : previous.map(Object::toString).orElse("unknown"), token);
         }
         Map<String, Object> body;
         try {
