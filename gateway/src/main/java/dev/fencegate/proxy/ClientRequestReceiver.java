@@ -74,6 +74,8 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
     private boolean bodyEnded;
     /** For CreateMultipartUpload: the store's answer, kept until its upload id is recorded. */
     private CheckedAnswer checkedAnswer;
+    /** The request's Host, swapped for the store's own, where the store gets that (see {@link StoreHost}). */
+    private StoreHost storeHost;
 
     ClientRequestReceiver(GatewayRuntime runtime, EdgePolicy policy, BooleanSupplier quietBetweenRequests) {
         this.runtime = runtime;
@@ -156,7 +158,10 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
             return;
         }
         ForwardedHeaders.dropUnlessTrusted(head.headers(), ctx.channel().remoteAddress(), policy.trustedProxies());
-        runtime.storeHost().ifPresent(host -> head.headers().set(HttpHeaderNames.HOST, host));
+        storeHost = runtime.storeHost().map(store -> new StoreHost(store, head.headers().get(HttpHeaderNames.HOST))).orElse(null);
+        if (storeHost != null) {
+            storeHost.toStore(head.headers());
+        }
         if (head.method().equals(HttpMethod.DELETE)) {
             runtime.claims().identity().deleteDepth().ifPresent(depth -> head.headers().set(HeaderNames.DEPTH, depth));
         }
@@ -302,6 +307,9 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
         if (checkedAnswer != null) {
             exchange.checkAnswer(checkedAnswer);
             checkedAnswer = null;
+        }
+        if (storeHost != null) {
+            exchange.giveBackHost(storeHost);
         }
         exchange.start(runtime.upstreamTimeoutMillis());
     }

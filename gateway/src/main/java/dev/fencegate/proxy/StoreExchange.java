@@ -78,6 +78,8 @@ final class StoreExchange {
     private boolean answerEndsWithConnection;
     /** A 1xx head was dropped; the codec follows it with an empty end of its own, dropped too. */
     private boolean skippingInformational;
+    /** Set where the request went to the store under the store's own host: its URLs in the answer get the client's back. */
+    private StoreHost storeHost;
     /** Set when the store's answer must be checked whole before the client sees any of it. */
     private CheckedAnswer checkedAnswer;
     /** The request's end, held back until what was written before it has gone to the kernel. */
@@ -102,6 +104,11 @@ final class StoreExchange {
         this.listener = listener;
         this.afterStore = afterStore;
         this.window = window;
+    }
+
+    /** The store's own URLs in the answer get the client's host back. Call before {@link #start}. */
+    void giveBackHost(StoreHost host) {
+        this.storeHost = host;
     }
 
     /** The answer is kept from the client until {@code answer}'s check passes. Call before {@link #start}. */
@@ -303,6 +310,9 @@ final class StoreExchange {
             storeReusable = HttpUtil.isKeepAlive(response) && StoreAnswers.endsOnItsOwn(request, response)
                     && !StoreAnswers.mayHaveLeftBodyUnread(request, response);
             HopByHop.strip(response.headers());
+            if (storeHost != null) {
+                storeHost.toClient(response.headers());
+            }
             if (!HttpUtil.isContentLengthSet(response)) {
                 answerEndsWithConnection = request.protocolVersion().equals(HttpVersion.HTTP_1_0);
                 if (answerEndsWithConnection) {

@@ -123,4 +123,49 @@ class PlainStoreSideDoorsIT {
             }
         }
     }
+
+    /**
+     * The store is asked under its own host, so the URLs it writes into its answers name that
+     * host: given back the client's, they lead through the gateway, not past it to the store.
+     */
+    @ParameterizedTest(name = "--store-kind {0} behind apache mod_dav")
+    @EnumSource(value = StoreKind.class, names = {"HTTP", "WEBDAV"})
+    void theStoresOwnUrlsInItsAnswersNameTheHostTheClientAskedFor(StoreKind kind) throws Exception {
+        try (ApacheWebDav apache = ApacheWebDav.start(true)) {
+            Gateway gateway = Gateway.start(config(URI.create("http://127.0.0.1:" + apache.port()), kind,
+                    "store_urls_" + kind.name().toLowerCase()));
+            try {
+                for (String collection : new String[] {"/b/", "/b/dir/"}) {
+                    try (RawHttp raw = RawHttp.connect(apache.port())) {
+                        raw.send("MKCOL " + collection + " HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n"
+                                + "Connection: close\r\n\r\n").readResponse();
+                    }
+                }
+                String created;
+                String redirected;
+                try (RawHttp raw = RawHttp.connect(gateway.port())) {
+                    created = raw.send("PUT /b/new HTTP/1.1\r\nHost: files.example.com:8443\r\nFencing-Token: 1\r\n"
+                            + "Content-Type: text/csv\r\nContent-Length: 1\r\nConnection: close\r\n\r\nx").readResponse();
+                }
+                try (RawHttp raw = RawHttp.connect(gateway.port())) {
+                    redirected = raw.send("GET /b/dir HTTP/1.1\r\nHost: files.example.com:8443\r\nConnection: close\r\n\r\n")
+                            .readResponse();
+                }
+                // The header fields, not a body's HTML, which is the store's text, as behind nginx's proxy_redirect.
+                assertThat(RawHttp.status(created)).isEqualTo(201);
+                assertThat(head(created)).containsIgnoringCase("Location: http://files.example.com:8443/b/new")
+                        .doesNotContain("127.0.0.1:" + apache.port());
+                assertThat(RawHttp.status(redirected)).isEqualTo(301);
+                assertThat(head(redirected)).containsIgnoringCase("Location: http://files.example.com:8443/b/dir/")
+                        .doesNotContain("127.0.0.1:" + apache.port());
+            } finally {
+                gateway.close();
+            }
+        }
+    }
+
+    private static String head(String response) {
+        int end = response.indexOf("\r\n\r\n");
+        return end < 0 ? response : response.substring(0, end);
+    }
 }
