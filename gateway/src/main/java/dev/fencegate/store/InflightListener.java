@@ -42,6 +42,8 @@ public final class InflightListener implements AutoCloseable {
     private static final long RESEND_NANOS = 4L * POLL_MILLIS * 1_000_000;
     /** How long probes may go unheard before the listener says so. */
     private static final long UNHEARD_NANOS = 5_000_000_000L;
+    /** A gap this long between two turns of the listening loop, which waits at most {@link #POLL_MILLIS}, is a pause of the process. */
+    private static final long PAUSED_NANOS = 2_000_000_000L;
 
     private final DataSource dataSource;
     private final InstanceFences fences;
@@ -53,6 +55,13 @@ public final class InflightListener implements AutoCloseable {
     /** Probes sent, for their nonces. Listener thread only. */
     private long probes;
     private volatile boolean closed;
+    /**
+     * Since when the listener has failed to listen, or listened without hearing a probe back,
+     * with no probe heard in between; and whether it said so. Listener thread only.
+     */
+    private long failingSince;
+    private boolean failing;
+    private boolean failingSaid;
 
     public InflightListener(DataSource dataSource, InstanceFences fences, RememberedFences remembered, UUID instance) {
         this.dataSource = dataSource;
@@ -70,21 +79,12 @@ public final class InflightListener implements AutoCloseable {
     }
 
     private void listen() {
-        // When the listener last failed to listen with none in between, and whether it said so.
-        long failingSince = 0;
-        boolean failing = false;
-        boolean failingSaid = false;
         while (!closed) {
             try (Connection connection = dataSource.getConnection();
                  Statement statement = connection.createStatement()) {
                 statement.execute("LISTEN " + CHANNEL);
                 statement.execute("LISTEN " + ROW_REMOVED_CHANNEL);
                 statement.execute("LISTEN " + probeChannel);
-                if (failingSaid) {
-                    log.info("in-flight listener: listening again");
-                }
-                failing = false;
-                failingSaid = false;
                 listen(statement, connection.unwrap(PGConnection.class));
             } catch (SQLException | RuntimeException e) {
                 fences.listenerLost();
@@ -116,16 +116,15 @@ public final class InflightListener implements AutoCloseable {
         Probe outstanding = null;
         long nextDue = System.nanoTime();
         long lastHeard = nextDue;
-        long lastTurn = nextDue;
+        long lastTurnEnded = nextDue;
         boolean unheardSaid = false;
         while (!closed) {
             long now = System.nanoTime();
-            if (now - lastTurn >= UNHEARD_NANOS) {
-                // This loop itself did not run (the process was paused, or the listening connection
-                // stalled and came back): the probes' silence says nothing about their delivery yet.
+            if (now - lastTurnEnded >= PAUSED_NANOS) {
+                // Nothing ran between two turns of this loop: the process was paused, and the
+                // probes' silence says nothing about their delivery yet.
                 lastHeard = now;
             }
-            lastTurn = now;
             boolean lost = outstanding != null && now - outstanding.sentNanos() >= RESEND_NANOS;
             if (outstanding == null && now - nextDue >= 0 || lost) {
                 if (!unheardSaid && now - lastHeard >= UNHEARD_NANOS) {
@@ -150,7 +149,13 @@ public final class InflightListener implements AutoCloseable {
                 nextDue = lastHeard + POLL_MILLIS * 1_000_000L;
                 unheardSaid = false;
                 outstanding = null;
+                if (failingSaid) {
+                    log.info("in-flight listener: listening again");
+                }
+                failing = false;
+                failingSaid = false;
             }
+            lastTurnEnded = System.nanoTime();
         }
     }
 
