@@ -9,6 +9,7 @@ import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.ResourceKey;
 import java.util.Optional;
 import java.util.function.BiFunction;
+import java.util.function.BiPredicate;
 
 /** What an operator may do to fences: look, and raise. There is no lowering and no removing. */
 public interface FenceAdmin {
@@ -40,31 +41,17 @@ public interface FenceAdmin {
      * registered below it.
      */
     static FenceAdmin over(FenceStore store, FenceAdmission admission) {
-        FenceAdmin raising = over(store, (resource, token) -> admission.raise(resource, token));
-        return new FenceAdmin() {
-            @Override
-            public Optional<Fence> read(ResourceKey resource) {
-                return raising.read(resource);
-            }
-
-            @Override
-            public FenceDecision raise(ResourceKey resource, FencingToken token) {
-                return raising.raise(resource, token);
-            }
-
-            @Override
-            public boolean writesBelowInFlight(ResourceKey resource, FencingToken token) {
-                return admission.writesBelowInFlight(resource, token);
-            }
-        };
+        return over(store, admission::raise, admission::writesBelowInFlight);
     }
 
     /** Straight to the store: only for a store no gateway admits writes from in this process. */
     static FenceAdmin over(FenceStore store) {
-        return over(store, (resource, token) -> store.admit(new FenceClaim(resource, token, Optional.empty())));
+        return over(store, (resource, token) -> store.admit(new FenceClaim(resource, token, Optional.empty())),
+                (resource, token) -> false);
     }
 
-    private static FenceAdmin over(FenceStore store, BiFunction<ResourceKey, FencingToken, FenceDecision> raise) {
+    private static FenceAdmin over(FenceStore store, BiFunction<ResourceKey, FencingToken, FenceDecision> raise,
+                                   BiPredicate<ResourceKey, FencingToken> writesBelowInFlight) {
         return new FenceAdmin() {
             @Override
             public Optional<Fence> read(ResourceKey resource) {
@@ -74,6 +61,11 @@ public interface FenceAdmin {
             @Override
             public FenceDecision raise(ResourceKey resource, FencingToken token) {
                 return raise.apply(resource, token);
+            }
+
+            @Override
+            public boolean writesBelowInFlight(ResourceKey resource, FencingToken token) {
+                return writesBelowInFlight.test(resource, token);
             }
         };
     }

@@ -12,6 +12,7 @@ import dev.fencegate.fence.RememberedFences;
 import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.testing.Proxies;
 import dev.fencegate.testing.TestPostgres;
+import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -234,35 +235,42 @@ class BatchCommitTest {
 
     /** Runs the batch's statement, then loses its answer as a cut connection would. */
     private static DataSource cutOffAfterTheBatchCommits(DataSource dataSource) {
-        return (DataSource) Proxy.newProxyInstance(BatchCommitTest.class.getClassLoader(), new Class<?>[] {DataSource.class},
-                (proxy, method, args) -> {
-                    Object result = Proxies.invoke(method, dataSource, args);
-                    if (!method.getName().equals("getConnection")) {
-                        return result;
-                    }
-                    Connection connection = (Connection) result;
-                    return Proxy.newProxyInstance(BatchCommitTest.class.getClassLoader(), new Class<?>[] {Connection.class},
-                            (c, m, a) -> {
-                                Object made = Proxies.invoke(m, connection, a);
-                                if (!m.getName().equals("prepareStatement") || !((String) a[0]).contains("INSERT INTO fence_inflight")) {
-                                    return made;
-                                }
-                                PreparedStatement statement = (PreparedStatement) made;
-                                return Proxy.newProxyInstance(BatchCommitTest.class.getClassLoader(), new Class<?>[] {PreparedStatement.class},
-                                        (s, sm, sa) -> {
-                                            Object answer = Proxies.invoke(sm, statement, sa);
-                                            if (sm.getName().equals("executeQuery")) {
-                                                ((ResultSet) answer).close();
-                                                throw new SQLException("An I/O error occurred while sending to the backend.", "08006");
-                                            }
-                                            return answer;
-                                        });
-                            });
-                });
+        return connectionsThrough(dataSource, (connection, m, a) -> {
+            Object made = Proxies.invoke(m, connection, a);
+            if (!m.getName().equals("prepareStatement") || !((String) a[0]).contains("INSERT INTO fence_inflight")) {
+                return made;
+            }
+            PreparedStatement statement = (PreparedStatement) made;
+            return Proxy.newProxyInstance(BatchCommitTest.class.getClassLoader(), new Class<?>[] {PreparedStatement.class},
+                    (s, sm, sa) -> {
+                        Object answer = Proxies.invoke(sm, statement, sa);
+                        if (sm.getName().equals("executeQuery")) {
+                            ((ResultSet) answer).close();
+                            throw new SQLException("An I/O error occurred while sending to the backend.", "08006");
+                        }
+                        return answer;
+                    });
+        });
     }
 
     /** Runs {@code beforeJudge} each time a judging read (and nothing else) is prepared. */
     private static DataSource judgesWatched(DataSource dataSource, Runnable beforeJudge) {
+        return connectionsThrough(dataSource, (connection, m, a) -> {
+            if (m.getName().equals("prepareStatement") && ((String) a[0]).contains("FROM fence_inflight i")
+                    && !((String) a[0]).contains("INSERT")) {
+                beforeJudge.run();
+            }
+            return Proxies.invoke(m, connection, a);
+        });
+    }
+
+    /** A call on a connection, made or bent by a test. */
+    private interface ConnectionCall {
+        Object call(Connection connection, Method method, Object[] args) throws Throwable;
+    }
+
+    /** {@code dataSource}, each call on its connections going through {@code call}. */
+    private static DataSource connectionsThrough(DataSource dataSource, ConnectionCall call) {
         return (DataSource) Proxy.newProxyInstance(BatchCommitTest.class.getClassLoader(), new Class<?>[] {DataSource.class},
                 (proxy, method, args) -> {
                     Object result = Proxies.invoke(method, dataSource, args);
@@ -271,14 +279,7 @@ class BatchCommitTest {
                     }
                     Connection connection = (Connection) result;
                     return Proxy.newProxyInstance(BatchCommitTest.class.getClassLoader(), new Class<?>[] {Connection.class},
-                            (c, m, a) -> {
-                                if (m.getName().equals("prepareStatement") && ((String) a[0]).contains("FROM fence_inflight i")
-                                        && !((String) a[0]).contains("INSERT")) {
-                                    beforeJudge.run();
-                                }
-                                return Proxies.invoke(m, connection, a);
-                            });
+                            (c, m, a) -> call.call(connection, m, a));
                 });
     }
-
 }
