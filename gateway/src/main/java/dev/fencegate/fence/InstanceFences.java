@@ -66,6 +66,10 @@ public final class InstanceFences {
      */
     private final Map<ResourceKey, RowInDoubt> rowsInDoubt = new HashMap<>();
     static final int MOST_ROWS_IN_DOUBT = 65_536;
+    /** How many rows in doubt one sweep writes again, in a statement of their own. */
+    private static final int ROWS_IN_DOUBT_PER_SWEEP = 4_096;
+    /** Tells each entry of {@link #rowsInDoubt} from the one it replaced. */
+    private long doubtSerial;
     private long listenerConfirmedNanos;
     private boolean listenerConfirmed;
     private long listenerLosses;
@@ -75,7 +79,7 @@ public final class InstanceFences {
     }
 
     /** The lowest token a row in doubt may cover, and when the last write that may have left it (or extended it) failed. */
-    private record RowInDoubt(long minToken, long sinceNanos) {
+    private record RowInDoubt(long minToken, long sinceNanos, long serial) {
     }
 
     /**
@@ -244,8 +248,8 @@ public final class InstanceFences {
                     continue;
                 }
                 // Each write that may have committed may also have made the row last longer: counted from the last.
-                rowsInDoubt.merge(row.getKey(), new RowInDoubt(row.getValue(), now),
-                        (kept, next) -> new RowInDoubt(Math.min(kept.minToken(), next.minToken()), next.sinceNanos()));
+                rowsInDoubt.merge(row.getKey(), new RowInDoubt(row.getValue(), now, ++doubtSerial),
+                        (kept, next) -> new RowInDoubt(Math.min(kept.minToken(), next.minToken()), next.sinceNanos(), next.serial()));
             }
         }
     }
@@ -404,6 +408,7 @@ public final class InstanceFences {
                 if (lease != null) {
                     lease.revokeAll();
                     lease.unconfirmed = true;
+                    lease.learnedOnly = false;
                 }
             }
             if (leases.containsKey(resource)) {
@@ -432,7 +437,10 @@ public final class InstanceFences {
             }
             listenerConfirmed = false;
             held.clear();
-            leases.values().forEach(lease -> lease.unconfirmed = true);
+            leases.values().forEach(lease -> {
+                lease.unconfirmed = true;
+                lease.learnedOnly = false;
+            });
         }
     }
 
@@ -482,10 +490,16 @@ public final class InstanceFences {
                 boolean undone = changedOutside != null && changedOutside - started > 0;
                 if (lease == null || confirmed - lease.expiresNanos >= 0 || lease.unconfirmed || undone) {
                     held.remove(row.resource());
-                    Lease fresh = new Lease(clock, row.minToken(), row.generation(), expires, timing.storeApplyNanos());
+                    // Recorded after the sweep's later write of the row was (writing again a row in
+                    // doubt): the row has that write's generation, and at most the lower minimum.
+                    boolean late = lease != null && lease.learnedOnly && !undone && confirmed - lease.expiresNanos < 0
+                            && lease.generation > row.generation();
+                    Lease fresh = new Lease(clock, late ? Math.min(row.minToken(), lease.minToken) : row.minToken(),
+                            late ? lease.generation : row.generation(), expires, timing.storeApplyNanos());
                     // A row written again only to learn it covers no claim: a change by hand to it
                     // could have gone unheard (nothing here watched the resource), so a claim writes its own.
-                    fresh.unconfirmed = undone || coverNothing.contains(row.resource());
+                    fresh.learnedOnly = !undone && coverNothing.contains(row.resource());
+                    fresh.unconfirmed = undone || fresh.learnedOnly;
                     leases.put(row.resource(), fresh);
                 } else if (row.generation() >= lease.generation) {
                     lease.minToken = row.minToken();
@@ -514,7 +528,12 @@ public final class InstanceFences {
             all = List.copyOf(leases.keySet());
             // A row in doubt longer than a row lasts has expired; one written again is known.
             rowsInDoubt.values().removeIf(row -> now - row.sinceNanos() > timing.rowNanos());
-            doubtful.putAll(rowsInDoubt);
+            for (Map.Entry<ResourceKey, RowInDoubt> row : rowsInDoubt.entrySet()) {
+                if (doubtful.size() == ROWS_IN_DOUBT_PER_SWEEP) {
+                    break;
+                }
+                doubtful.put(row.getKey(), row.getValue());
+            }
             // When a resource went idle matters only to a lease on it: a claim that never got one
             // (its registration failed) leaves nothing behind.
             inflight.forgetIdleExcept(leases.keySet());
@@ -539,8 +558,9 @@ public final class InstanceFences {
     }
 
     /**
-     * {@code rewrite}: rows in doubt, written again with the renewals; once written they are known,
-     * unless another write put them in doubt again meanwhile (a failed write that was sent does).
+     * {@code rewrite}: rows in doubt, written again after the renewals, in a statement of their own
+     * (a slow one costs no renewal); once written they are known, unless another write put them in
+     * doubt again meanwhile (a failed write that was sent does).
      */
     private void reconcile(List<ResourceKey> resources, boolean renew, Map<ResourceKey, RowInDoubt> rewrite) {
         List<RegistrationRows.Change> withdrawals = new ArrayList<>();
@@ -578,15 +598,23 @@ public final class InstanceFences {
                 }
             }
         }
-        rewrite.forEach((resource, row) -> renewals.merge(resource, row.minToken(), Math::min));
         if (!renewals.isEmpty()) {
             try {
-                write(renewals, rewrite.keySet());
+                write(renewals, Set.of());
+            } catch (FenceStoreUnavailableException e) {
+                // Writes under these leases close when their windows run out; new ones get 503.
+            }
+        }
+        if (!rewrite.isEmpty()) {
+            Map<ResourceKey, Long> again = new TreeMap<>(Comparator.comparing(ResourceKey::value));
+            rewrite.forEach((resource, row) -> again.put(resource, row.minToken()));
+            try {
+                write(again, again.keySet());
                 synchronized (lock) {
                     rewrite.forEach(rowsInDoubt::remove);
                 }
             } catch (FenceStoreUnavailableException e) {
-                // Writes under these leases close when their windows run out; new ones get 503.
+                // Still in doubt (written again if it was sent): the next sweep tries again.
             }
         }
         if (!withdrawals.isEmpty() || !narrowings.isEmpty()) {

@@ -28,6 +28,13 @@ final class Lease {
      * starts a new lease.
      */
     boolean unconfirmed;
+    /**
+     * Started only by writing a row in doubt again, to learn its generation: it covers no claim
+     * ({@link #unconfirmed} too), and a claim's own write of the row recorded after it, but
+     * committed before, gives back an older generation than the row has (see
+     * {@link InstanceFences}). A change heard from outside ends what it knows.
+     */
+    boolean learnedOnly;
     /** A write was entered under this lease since its row was last written: a renewal saves the next one a registration. */
     boolean writtenUnder;
     /** A write other than the one that registered it was ever entered under this lease. */

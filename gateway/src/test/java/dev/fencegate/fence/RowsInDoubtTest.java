@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -130,5 +131,81 @@ class RowsInDoubtTest {
 
         assertThat(written).hasSize(1_000);
         assertThat(local.resourcesKept()).isZero();
+    }
+
+    /**
+     * A claim's batch commits its row before the sweep writes the same row again for a batch in
+     * doubt, but the claim's commit is recorded after the sweep's: the row has the sweep's
+     * generation, and the withdrawal must name that one, or the row stays until it expires.
+     */
+    @Test
+    void aClaimsRowRecordedAfterTheSweepWroteItAgainIsStillWithdrawn() {
+        GenerationTable table = new GenerationTable();
+        InstanceFences fences = new InstanceFences(table,
+                new LeaseTiming(Duration.ofSeconds(5), Duration.ofSeconds(3), Duration.ofSeconds(10)), clock::get);
+        table.write(Map.of(KEY, 3L), Duration.ofSeconds(8));
+        fences.rowsInDoubt(Map.of(KEY, 3L));
+
+        FenceClaim claim = new FenceClaim(KEY, new FencingToken(5), Optional.empty());
+        fences.enter(claim);
+        BatchRegistration registration = fences.register(List.of(claim));
+        List<RegistrationRows.Written> claimsRows = table.write(registration.minTokens(), registration.length());
+        clock.addAndGet(Duration.ofSeconds(1).toNanos());
+        fences.reconcile();
+        registration.written(claimsRows);
+        fences.exit(claim);
+        for (int s = 0; s < 12; s++) {
+            clock.addAndGet(Duration.ofSeconds(1).toNanos());
+            fences.reconcile();
+        }
+
+        assertThat(table.rows).isEmpty();
+        assertThat(fences.resourcesKept()).isZero();
+    }
+
+    /** However many rows a hanging database leaves in doubt, the instance keeps at most {@link InstanceFences#MOST_ROWS_IN_DOUBT}. */
+    @Test
+    void rowsInDoubtAreBoundedInNumber() {
+        Map<ResourceKey, Long> many = new HashMap<>();
+        for (int i = 0; i < InstanceFences.MOST_ROWS_IN_DOUBT + 5_000; i++) {
+            many.put(new ResourceKey("/new/" + i), 1L);
+        }
+
+        local.rowsInDoubt(many);
+
+        assertThat(local.resourcesKept()).isEqualTo(InstanceFences.MOST_ROWS_IN_DOUBT);
+    }
+
+    /** As {@code fence_inflight}: a write bumps the row's generation and keeps the lower minimum; a withdrawal names the generation. */
+    private static final class GenerationTable implements RegistrationRows {
+
+        /** resource to {minToken, generation} */
+        final Map<ResourceKey, long[]> rows = new HashMap<>();
+
+        @Override
+        public List<Written> write(Map<ResourceKey, Long> minTokens, Duration length) {
+            List<Written> written = new ArrayList<>();
+            minTokens.forEach((resource, minToken) -> {
+                long[] row = rows.get(resource);
+                row = row == null ? new long[] {minToken, 1} : new long[] {Math.min(row[0], minToken), row[1] + 1};
+                rows.put(resource, row);
+                written.add(new Written(resource, row[0], row[1]));
+            });
+            return written;
+        }
+
+        @Override
+        public void tidy(List<Change> withdrawals, List<Change> narrowings) {
+            for (Change change : withdrawals) {
+                long[] row = rows.get(change.resource());
+                if (row != null && row[1] == change.generation()) {
+                    rows.remove(change.resource());
+                }
+            }
+        }
+
+        @Override
+        public void withdrawAll() {
+        }
     }
 }
