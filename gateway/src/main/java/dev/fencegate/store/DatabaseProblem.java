@@ -38,6 +38,17 @@ final class DatabaseProblem {
         return oneLine(words) + hint(deepestSql, root);
     }
 
+    /**
+     * Whether a statement that failed so may have committed all the same: its connection was lost
+     * or cut (class 08, an I/O error, a server shutting down, class 57P0), so its answer may be all
+     * that went missing. Any other error (a lock or statement timeout, a conflict, a refusal by a
+     * trigger) was raised by the server inside the statement, which then rolled back.
+     */
+    static boolean mayHaveCommitted(SQLException failure) {
+        String state = failure.getSQLState();
+        return state == null || state.startsWith("08") || state.startsWith("57P0");
+    }
+
     private static String hint(SQLException sql, Throwable root) {
         String state = sql == null ? "" : sql.getSQLState();
         if (state.equals("28P01") || state.equals("28000")) {

@@ -162,8 +162,10 @@ public final class PostgresFenceStore implements FenceStore {
             try {
                 first = RaiseOrJudge.run(connection, instance, claims, register, rowsUnknown, length);
             } catch (SQLException e) {
-                // Sent, and perhaps committed before the answer was lost.
-                inDoubt.run();
+                if (DatabaseProblem.mayHaveCommitted(e)) {
+                    // Sent, and perhaps committed before the answer was lost.
+                    inDoubt.run();
+                }
                 throw e;
             }
             if (first.upsertedAgain()) {

@@ -77,11 +77,11 @@ public final class PostgresInflightRegistrations implements RegistrationRows {
             }
             return written;
         } catch (SQLException e) {
-            throw unavailable(minTokens, e, true);
+            throw unavailable(minTokens, e, DatabaseProblem.mayHaveCommitted(e));
         }
     }
 
-    /** {@code sent}: the statement may have reached the database, so the rows may have committed. */
+    /** {@code sent}: the statement reached the database and its answer was lost, so the rows may have committed. */
     private static FenceStoreUnavailableException unavailable(Map<ResourceKey, Long> minTokens, SQLException e, boolean sent) {
         return new FenceStoreUnavailableException("in-flight registration for " + minTokens.size() + " resource(s), first "
                 + minTokens.keySet().iterator().next() + ", failed: " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e, sent);

@@ -142,6 +142,26 @@ class BatchCommitTest {
     }
 
     /**
+     * A batch the database refused and rolled back (a lock timeout) left no rows: nothing is in
+     * doubt, and the sweep writes no row for it that raises elsewhere would wait on.
+     */
+    @Test
+    void aBatchTheDatabaseRolledBackLeavesNoRowToWriteAgain() throws SQLException {
+        UUID id = UUID.randomUUID();
+        InstanceFences fences = new InstanceFences(new PostgresInflightRegistrations(database.dataSource(), id), TIMING,
+                System::nanoTime);
+        FenceAdmission admission = new FenceAdmission(new PostgresFenceStore(batchFails(database.dataSource(), false,
+                new SQLException("canceling statement due to lock timeout", "55P03")), id), fences, new RememberedFences(100),
+                claim -> { });
+        String resource = "/ok/" + UUID.randomUUID() + "/a";
+
+        assertThat(admission.attempt(claim(new ResourceKey(resource), 5)).kind()).isEqualTo(FenceDecision.Kind.UNAVAILABLE);
+        fences.reconcile();
+
+        assertThat(registeredResources(id)).doesNotContain(resource);
+    }
+
+    /**
      * A claim that creates its resource's fence row is admitted by the statement that commits the
      * row, with no read after it: another instance with a write there in flight registered, then
      * read, so it could not have missed the row. With another instance's row in sight it is still
@@ -235,6 +255,11 @@ class BatchCommitTest {
 
     /** Runs the batch's statement, then loses its answer as a cut connection would. */
     private static DataSource cutOffAfterTheBatchCommits(DataSource dataSource) {
+        return batchFails(dataSource, true, new SQLException("An I/O error occurred while sending to the backend.", "08006"));
+    }
+
+    /** The batch's statement fails with {@code failure}, after it ran ({@code ran}) or instead of running. */
+    private static DataSource batchFails(DataSource dataSource, boolean ran, SQLException failure) {
         return connectionsThrough(dataSource, (connection, m, a) -> {
             Object made = Proxies.invoke(m, connection, a);
             if (!m.getName().equals("prepareStatement") || !((String) a[0]).contains("INSERT INTO fence_inflight")) {
@@ -243,12 +268,13 @@ class BatchCommitTest {
             PreparedStatement statement = (PreparedStatement) made;
             return Proxy.newProxyInstance(BatchCommitTest.class.getClassLoader(), new Class<?>[] {PreparedStatement.class},
                     (s, sm, sa) -> {
-                        Object answer = Proxies.invoke(sm, statement, sa);
-                        if (sm.getName().equals("executeQuery")) {
-                            ((ResultSet) answer).close();
-                            throw new SQLException("An I/O error occurred while sending to the backend.", "08006");
+                        if (!sm.getName().equals("executeQuery")) {
+                            return Proxies.invoke(sm, statement, sa);
                         }
-                        return answer;
+                        if (ran) {
+                            ((ResultSet) Proxies.invoke(sm, statement, sa)).close();
+                        }
+                        throw failure;
                     });
         });
     }
