@@ -8,16 +8,16 @@ import dev.fencegate.observability.GatewayMetrics;
 import java.util.Optional;
 
 /**
- * What every connection of one gateway shares. {@code storeHost}: the Host every request goes to
- * the store with, in place of the client's, or empty where the store gets the client's (see
- * {@link dev.fencegate.http.StoreIdentity#storeGetsTheClientsHost}).
+ * What every connection of one gateway shares. {@code storeHost}: the store every request is
+ * addressed to by its own Host, in place of the client's, or empty where the store gets the
+ * client's (see {@link StoreHost}).
  */
 record GatewayRuntime(FenceGate fences, StoreConnections storeConnections, GatewayMetrics metrics, AccessLog accessLog,
-                      ClaimRules claims, String upstreamPathPrefix, Optional<String> storeHost, long upstreamTimeoutMillis,
+                      ClaimRules claims, String upstreamPathPrefix, Optional<StoreHost.Upstream> storeHost, long upstreamTimeoutMillis,
                       UploadOwners uploads) {
 
     GatewayRuntime(FenceChecker fences, StoreConnections storeConnections, GatewayMetrics metrics, AccessLog accessLog,
-                   ClaimRules claims, String upstreamPathPrefix, Optional<String> storeHost, long upstreamTimeoutMillis,
+                   ClaimRules claims, String upstreamPathPrefix, Optional<StoreHost.Upstream> storeHost, long upstreamTimeoutMillis,
                    UploadOwners uploads) {
         this(FenceGate.of(fences), storeConnections, metrics, accessLog, claims, upstreamPathPrefix, storeHost,
                 upstreamTimeoutMillis, uploads);

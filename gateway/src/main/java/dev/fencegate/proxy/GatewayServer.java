@@ -99,7 +99,7 @@ public final class GatewayServer implements AutoCloseable {
                 AccessLog.of(config.operations().accessLog()),
                 claims,
                 config.upstreamPathPrefix(),
-                claims.identity().storeGetsTheClientsHost() ? Optional.empty() : Optional.of(config.upstreamHost()),
+                claims.identity().storeGetsTheClientsHost() ? Optional.empty() : Optional.of(StoreHost.Upstream.of(config)),
                 config.upstreamTimeout().toMillis(), uploads);
         InFlightRequests inFlight = new InFlightRequests();
         try {
