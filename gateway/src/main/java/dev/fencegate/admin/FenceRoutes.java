@@ -133,7 +133,8 @@ final class FenceRoutes {
             }
             switch (again.kind()) {
                 case ADMITTED -> {
-                    if (!fences.writesBelowInFlight(resource, asking)) {
+                    // This instance's own writes below this raise: those between it and a higher fence asked about are not.
+                    if (!fences.writesBelowInFlight(resource, token)) {
                         return true;
                     }
                     retryMillis = Math.min(retryMillis * 2, MAX_RETRY_MILLIS);

@@ -42,7 +42,7 @@ public final class InflightListener implements AutoCloseable {
     private static final long RESEND_NANOS = 4L * POLL_MILLIS * 1_000_000;
     /** How long probes may go unheard before the listener says so. */
     private static final long UNHEARD_NANOS = 5_000_000_000L;
-    /** A gap this long between two turns of the listening loop, which waits at most {@link #POLL_MILLIS}, is a pause of the process. */
+    /** A wait for notices this much longer than asked is a pause of the process (a GC, a stopped process, a suspended VM). */
     private static final long PAUSED_NANOS = 2_000_000_000L;
 
     private final DataSource dataSource;
@@ -116,15 +116,9 @@ public final class InflightListener implements AutoCloseable {
         Probe outstanding = null;
         long nextDue = System.nanoTime();
         long lastHeard = nextDue;
-        long lastTurnEnded = nextDue;
         boolean unheardSaid = false;
         while (!closed) {
             long now = System.nanoTime();
-            if (now - lastTurnEnded >= PAUSED_NANOS) {
-                // Nothing ran between two turns of this loop: the process was paused, and the
-                // probes' silence says nothing about their delivery yet.
-                lastHeard = now;
-            }
             boolean lost = outstanding != null && now - outstanding.sentNanos() >= RESEND_NANOS;
             if (outstanding == null && now - nextDue >= 0 || lost) {
                 if (!unheardSaid && now - lastHeard >= UNHEARD_NANOS) {
@@ -143,7 +137,15 @@ public final class InflightListener implements AutoCloseable {
             }
             long until = outstanding != null ? outstanding.sentNanos() + RESEND_NANOS : nextDue;
             int waitMillis = (int) Math.max(1, Math.min(POLL_MILLIS, (until - System.nanoTime()) / 1_000_000));
-            if (deliver(received.getNotifications(waitMillis), outstanding == null ? null : outstanding.nonce())) {
+            long waitStarted = System.nanoTime();
+            PGNotification[] notices = received.getNotifications(waitMillis);
+            long waitEnded = System.nanoTime();
+            if (waitEnded - waitStarted - waitMillis * 1_000_000L >= PAUSED_NANOS) {
+                // The wait, which reads notices already in hand, ran far past its time: this process
+                // was paused, and the probes' silence says nothing about their delivery yet.
+                lastHeard = waitEnded;
+            }
+            if (deliver(notices, outstanding == null ? null : outstanding.nonce())) {
                 fences.listenerConfirmed(outstanding.askedNanos());
                 lastHeard = outstanding.sentNanos();
                 nextDue = lastHeard + POLL_MILLIS * 1_000_000L;
@@ -155,7 +157,6 @@ public final class InflightListener implements AutoCloseable {
                 failing = false;
                 failingSaid = false;
             }
-            lastTurnEnded = System.nanoTime();
         }
     }
 

@@ -421,6 +421,52 @@ class HeldFencesTest {
         }
     }
 
+    /**
+     * The process pauses (a GC, a stopped process) while the listener waits for notices: its
+     * probe's silence over the pause is the pause's, not the database's or a pooler's, and is not
+     * reported as theirs.
+     */
+    @Test
+    void aListenerPausedWhileItWaitsDoesNotBlameTheDatabase() {
+        InstanceFences fences = new InstanceFences(new PostgresInflightRegistrations(database.dataSource(), UUID.randomUUID()),
+                TIMING, System::nanoTime);
+        AtomicBoolean pauseNextWait = new AtomicBoolean();
+        ClassLoader loader = HeldFencesTest.class.getClassLoader();
+        DataSource pausing = (DataSource) Proxy.newProxyInstance(loader, new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+            Object result = Proxies.invoke(method, database.dataSource(), args);
+            if (!method.getName().equals("getConnection")) {
+                return result;
+            }
+            return Proxy.newProxyInstance(loader, new Class<?>[] {Connection.class}, (c, m, a) -> {
+                Object made = Proxies.invoke(m, result, a);
+                if (!m.getName().equals("unwrap") || a[0] != PGConnection.class) {
+                    return made;
+                }
+                return Proxy.newProxyInstance(loader, new Class<?>[] {PGConnection.class}, (pg, pm, pa) -> {
+                    if (pm.getName().equals("getNotifications") && pauseNextWait.getAndSet(false)) {
+                        Thread.sleep(6_000);
+                    }
+                    return Proxies.invoke(pm, made, pa);
+                });
+            });
+        });
+        ListAppender<ILoggingEvent> said = new ListAppender<>();
+        said.start();
+        Logger logger = (Logger) LoggerFactory.getLogger(InflightListener.class);
+        logger.addAppender(said);
+        try (InflightListener listener = new InflightListener(pausing, fences, new RememberedFences(100), UUID.randomUUID()).start()) {
+            await().atMost(Duration.ofSeconds(5)).until(fences::hearsRaises);
+
+            pauseNextWait.set(true);
+            await().atMost(Duration.ofSeconds(5)).until(() -> !fences.hearsRaises());
+            await().atMost(Duration.ofSeconds(10)).until(fences::hearsRaises);
+
+            assertThat(events(said)).noneMatch(event -> event.getLevel() == Level.ERROR);
+        } finally {
+            logger.detachAppender(said);
+        }
+    }
+
     /** What {@code appender} got so far: it appends under its own lock, from the listener's thread. */
     private static List<ILoggingEvent> events(ListAppender<ILoggingEvent> appender) {
         synchronized (appender) {
