@@ -322,6 +322,43 @@ class FenceEndpointsTest {
     }
 
     /**
+     * A raise to 10, overtaken while it waits by one to 15, is settled once nothing below 10 can
+     * go out: this instance's own write at 12, in flight, is below the higher raise, not this one.
+     */
+    @Test
+    void aRaiseOvertakenWhileItWaitsWaitsOnlyForThisInstancesWritesBelowItsOwnToken() throws IOException {
+        FenceAdmin overtaken = new FenceAdmin() {
+            private int asked;
+
+            @Override
+            public Optional<Fence> read(ResourceKey resource) {
+                return Optional.of(new Fence(resource, new FencingToken(5), Optional.empty()));
+            }
+
+            @Override
+            public FenceDecision raise(ResourceKey resource, FencingToken token) {
+                FenceClaim claim = new FenceClaim(resource, token, Optional.empty());
+                Fence fifteen = new Fence(resource, new FencingToken(15), Optional.empty());
+                return switch (asked++) {
+                    case 0 -> new FenceDecision.Draining(claim, new Fence(resource, token, Optional.empty()));
+                    case 1 -> new FenceDecision.Stale(claim, fifteen);
+                    default -> new FenceDecision.Admitted(claim, Optional.of(token));
+                };
+            }
+
+            @Override
+            public boolean writesBelowInFlight(ResourceKey resource, FencingToken token) {
+                return token.value() > 12;
+            }
+        };
+
+        AdminResponse answer = new AdminEndpoints(new Readiness(), registry, Optional.of(new FenceRoutes(overtaken,
+                AdminAuth.loopbackOnly(), ClaimRules.plain(), Duration.ofMillis(500)))).handle(post(REPORT, "10", null));
+
+        assertThat(answer.status()).isEqualTo(200);
+    }
+
+    /**
      * Overtaken by a higher raise while it waits, a raise settles only once nothing below that
      * higher fence can go out; a store that cannot be asked again leaves it 202, never 503, since
      * the fence went up.
