@@ -75,10 +75,18 @@ public record ClaimRules(StoreIdentity identity, ResourceScopes scopes, Optional
                 return new SignedKey.Refused(Problem.of(Outcome.UNFENCEABLE_WRITE, unfenceable.get()));
             }
         }
-        return scopes.isScopeKey(object) ? new SignedKey.Checked(object) : resourceOf(object);
+        // The job's key named as such; spelt as an object (a trailing '/'), it is a write of that object.
+        int query = target.indexOf('?');
+        boolean namedAsKey = !(query < 0 ? target : target.substring(0, query)).endsWith("/");
+        return namedAsKey && scopes.isScopeKey(object) ? new SignedKey.Checked(object) : resourceOf(object);
     }
 
     private SignedKey resourceOf(ResourceKey object) {
+        if (scopes.isScopeKey(object)) {
+            // Under --unscoped-writes per-object it would be fenced as itself, which is the job's fence.
+            return new SignedKey.Refused(Problem.of(Outcome.OUTSIDE_EVERY_SCOPE, "the object " + object + " has the name of a"
+                    + " job's key (" + scopes.describe() + "): fenced as itself, it would share that job's fence; refused"));
+        }
         Optional<ResourceKey> resource = scopes.resourceOf(object);
         if (resource.isEmpty()) {
             return new SignedKey.Refused(Problem.of(Outcome.OUTSIDE_EVERY_SCOPE, object + " is under no configured scope ("

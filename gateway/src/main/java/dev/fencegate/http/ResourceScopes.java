@@ -46,7 +46,47 @@ public final class ResourceScopes {
                 templates.add(template(template));
             }
         }
+        for (int i = 0; i < templates.size(); i++) {
+            for (int j = i + 1; j < templates.size(); j++) {
+                refuseNesting(templates.get(i), templates.get(j));
+            }
+        }
         return templates.isEmpty() ? perObject() : new ResourceScopes(List.copyOf(templates), unscoped);
+    }
+
+    /**
+     * Two templates of different depths that one path can match would split a job's objects
+     * between two fences ({@code /{bucket}/jobs/{job}/out/**} beside {@code /{bucket}/jobs/{job}/**}:
+     * {@code /b/jobs/50/out/x} under {@code /b/jobs/50/out}, {@code /b/jobs/50/a} under
+     * {@code /b/jobs/50}), or leave the deeper one dead behind the shallower. Templates of one
+     * depth that one path matches give it the same key, and may stand together.
+     */
+    private static void refuseNesting(Template first, Template second) {
+        List<String> a = first.segments();
+        List<String> b = second.segments();
+        if (a.size() == b.size()) {
+            return;
+        }
+        for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
+            boolean either = a.get(i).startsWith("{") || b.get(i).startsWith("{");
+            if (!either && !a.get(i).equals(b.get(i))) {
+                return;
+            }
+        }
+        throw new IllegalArgumentException("--scopes: '" + first.text() + "' and '" + second.text() + "' (expected scopes that"
+                + " do not nest: a path both match, such as " + example(a.size() > b.size() ? a : b, a.size() > b.size() ? b : a)
+                + ", would be fenced under a key of each depth, which splits one job's objects between two fences)");
+    }
+
+    /** A path {@code deeper} and {@code shallower} both match. */
+    private static String example(List<String> deeper, List<String> shallower) {
+        List<String> parts = new ArrayList<>();
+        for (int i = 0; i < deeper.size(); i++) {
+            String segment = deeper.get(i).startsWith("{") && i < shallower.size() && !shallower.get(i).startsWith("{")
+                    ? shallower.get(i) : deeper.get(i);
+            parts.add(segment.startsWith("{") ? "x" : segment);
+        }
+        return "/" + String.join("/", parts) + "/object";
     }
 
     private static Template template(String text) {

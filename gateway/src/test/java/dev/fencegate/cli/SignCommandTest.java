@@ -118,6 +118,10 @@ class SignCommandTest {
         assertRefused(Map.of(), "dot segment", "--resource", "/a/../b");
         assertRefused(Map.of(), "bucket configuration", "--resource", "/bucket?versioning");
         assertRefused(Map.of("FENCEGATE_STORE_KIND", "s3"), "--store-kind: 's3'", "--resource", "/b/k");
+        // A job's key spelt as an object (a trailing '/'): the data port refuses that write, under either setting.
+        assertRefused(Map.of(), "has the name of a job's key", "--scopes", SCOPES, "--resource", "/data/jobs/50/");
+        assertRefused(Map.of(), "has the name of a job's key", "--scopes", SCOPES, "--unscoped-writes", "per-object",
+                "--resource", "/data/jobs/50/");
     }
 
     /** The gateway answers 400 to {@code Fencing-Token: 08}: a signature for it would sign a grant no write can carry. */

@@ -12,7 +12,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** Job scopes: every object under a job shares the job's fence; writes under no scope follow the policy. */
 class ResourceScopesTest {
 
-    private final ResourceScopes scopes = ResourceScopes.parse("/{bucket}/jobs/{job}/**, /shared/**", ResourceScopes.Unscoped.REFUSE);
+    private final ResourceScopes scopes = ResourceScopes.parse("/{bucket}/jobs/{job}/**, /shared/areas/{area}/**",
+            ResourceScopes.Unscoped.REFUSE);
 
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource({
@@ -20,7 +21,7 @@ class ResourceScopesTest {
             "/data/jobs/7/out/deep/file, /data/jobs/7",
             "/data/jobs/7/, /data/jobs/7",
             "/other/jobs/x%20y/_SUCCESS, /other/jobs/x%20y",
-            "/shared/config.json, /shared"})
+            "/shared/areas/conf/config.json, /shared/areas/conf"})
     void objectsUnderAScopeShareItsFence(String path, String resource) {
         assertThat(scopes.resourceOf(new ResourceKey(path))).hasValue(new ResourceKey(resource));
     }
@@ -29,6 +30,28 @@ class ResourceScopesTest {
     @CsvSource({"/data/jobs/7", "/data/runs/7/file", "/data/jobs", "/elsewhere"})
     void writesUnderNoScopeAreRefusedByDefault(String path) {
         assertThat(scopes.resourceOf(new ResourceKey(path))).isEmpty();
+    }
+
+    /**
+     * Templates of different depths that one path matches would fence a job's objects under two
+     * keys, or leave the deeper one dead: refused at start, naming both and a path they share.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "/{bucket}/jobs/{job}/out/**,/{bucket}/jobs/{job}/**|/x/jobs/x/out/object",
+            "/{bucket}/**,/{bucket}/jobs/{job}/**|/x/jobs/x/object",
+            "/{bucket}/jobs/{job}/**,/shared/**|/shared/jobs/x/object",
+            "/data/{job}/**,/{bucket}/jobs/{job}/part/**|/data/jobs/x/part/object"})
+    void templatesThatNestOrShadowEachOtherAreRefused(String templates, String shared) {
+        assertThatThrownBy(() -> ResourceScopes.parse(templates, ResourceScopes.Unscoped.REFUSE))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("do not nest").hasMessageContaining(shared);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {"/{bucket}/jobs/{job}/**,/{bucket}/runs/{run}/**", "/data/jobs/{job}/**,/shared/**"})
+    void templatesOfOneDepthOrThatNoPathMatchesBothStandTogether(String templates) {
+        assertThat(ResourceScopes.parse(templates, ResourceScopes.Unscoped.REFUSE).templates()).hasSize(2);
     }
 
     @Test

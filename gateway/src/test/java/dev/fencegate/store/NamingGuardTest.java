@@ -216,7 +216,7 @@ class NamingGuardTest {
     void aChangeNeverCarriedCanBeTakenBack() throws SQLException {
         guard(JOBS, false).check();
         insertFence("/data/jobs/42", 7);
-        FenceNaming mistaken = FenceNaming.of("s3-path", List.of(), "", "/{bucket}/jobs/{job}/**,/{bucket}/**");
+        FenceNaming mistaken = FenceNaming.of("s3-path", List.of(), "", "/{bucket}/jobs/{job}/**,/{bucket}/runs/{run}/**");
         guard(mistaken, true).check();
         assertThat(recorded()).isEqualTo(mistaken.text());
 
