@@ -10,6 +10,7 @@ import dev.fencegate.fence.ResourceKey;
 import java.util.Optional;
 import java.util.function.BiFunction;
 import java.util.function.BiPredicate;
+import java.util.function.Supplier;
 
 /** What an operator may do to fences: look, and raise. There is no lowering and no removing. */
 public interface FenceAdmin {
@@ -35,24 +36,39 @@ public interface FenceAdmin {
     }
 
     /**
+     * Why this instance cannot tell now which fence a write is checked against (its naming is not
+     * the one the fence database records), or empty: a key it judges may then not be one any write is
+     * checked against, and a fence read under it says nothing of the objects.
+     */
+    default Optional<String> namingRefusal() {
+        return Optional.empty();
+    }
+
+    /**
      * Through the instance's own admission: a claim without a holder is admitted exactly when it
      * is at or above the fence, so "raise, never lower" is the rule every write already obeys; and
      * like every raise, it ends this instance's hold of the old fence and is announced to the others
      * registered below it.
      */
-    static FenceAdmin over(FenceStore store, FenceAdmission admission) {
-        return over(store, admission::raise, admission::writesBelowInFlight);
+    static FenceAdmin over(FenceStore store, FenceAdmission admission, Supplier<Optional<String>> namingRefusal) {
+        return over(store, admission::raise, admission::writesBelowInFlight, namingRefusal);
     }
 
     /** Straight to the store: only for a store no gateway admits writes from in this process. */
     static FenceAdmin over(FenceStore store) {
         return over(store, (resource, token) -> store.admit(new FenceClaim(resource, token, Optional.empty())),
-                (resource, token) -> false);
+                (resource, token) -> false, Optional::empty);
     }
 
     private static FenceAdmin over(FenceStore store, BiFunction<ResourceKey, FencingToken, FenceDecision> raise,
-                                   BiPredicate<ResourceKey, FencingToken> writesBelowInFlight) {
+                                   BiPredicate<ResourceKey, FencingToken> writesBelowInFlight,
+                                   Supplier<Optional<String>> namingRefusal) {
         return new FenceAdmin() {
+            @Override
+            public Optional<String> namingRefusal() {
+                return namingRefusal.get();
+            }
+
             @Override
             public Optional<Fence> read(ResourceKey resource) {
                 return store.read(resource);

@@ -80,6 +80,12 @@ final class FenceRoutes {
     }
 
     private AdminResponse read(ResourceKey resource) {
+        Optional<String> naming = fences.namingRefusal();
+        if (naming.isPresent()) {
+            // The key may not be one any write is checked against now: a 404 would say the object has no fence.
+            return AdminResponse.json(503, Map.of("error", "this instance cannot tell which fence writes to " + resource
+                    + " are checked against: " + naming.get())).withHeader("Retry-After", "1");
+        }
         Optional<Fence> fence = fences.read(resource);
         return AdminResponse.json(fence.isPresent() ? 200 : 404, describe(resource, fence));
     }

@@ -185,6 +185,11 @@ public final class FenceService implements AutoCloseable {
     }
 
     /** Why the fence database cannot be used, in one line, or empty when its last check passed. */
+    /** Why this instance's naming does not hold now (another is recorded, or a change is under way), or empty. */
+    public java.util.Optional<String> namingRefusal() {
+        return monitor.namingRefusal();
+    }
+
     public java.util.Optional<String> problem() {
         return java.util.Optional.ofNullable(monitor.problem());
     }

@@ -132,6 +132,11 @@ public final class FenceStoreMonitor implements AutoCloseable {
         readiness.fenceStoreReachable(false, problem);
     }
 
+    /** Why this instance's naming is not the one the fence database records and carried now, or empty. */
+    public Optional<String> namingRefusal() {
+        return naming.refusal();
+    }
+
     /** Why writes must be refused now (the database's durability, or this instance's naming), or empty. */
     public Optional<String> refusal() {
         Optional<String> durability = guard.refusal();

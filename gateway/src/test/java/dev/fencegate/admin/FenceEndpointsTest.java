@@ -297,7 +297,7 @@ class FenceEndpointsTest {
                 new LeaseTiming(Duration.ofSeconds(5), Duration.ofSeconds(3), Duration.ofSeconds(10)), System::nanoTime);
         FenceAdmission admission = new FenceAdmission(store, local, new RememberedFences(100), claim -> { });
         AdminEndpoints endpoints = new AdminEndpoints(new Readiness(), registry, Optional.of(new FenceRoutes(
-                FenceAdmin.over(store, admission), AdminAuth.loopbackOnly(), ClaimRules.plain(), Duration.ofSeconds(1))));
+                FenceAdmin.over(store, admission, Optional::empty), AdminAuth.loopbackOnly(), ClaimRules.plain(), Duration.ofSeconds(1))));
         FenceClaim sent = new FenceClaim(new ResourceKey("/reports/q1.csv"), new FencingToken(10), Optional.empty());
         local.enter(sent);
         assertThat(admission.attempt(sent)).isInstanceOf(FenceDecision.Admitted.class);

@@ -14,6 +14,9 @@ import dev.fencegate.store.PostgresFenceStore;
 import dev.fencegate.testing.GatewayHarness;
 import dev.fencegate.testing.NoNettyLeaks;
 import dev.fencegate.testing.TestPostgres;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Optional;
@@ -76,6 +79,26 @@ class FenceNamingIT {
         // The old naming is gone for good: an instance without the scopes refuses writes.
         try (GatewayHarness late = gateway(schema, "", false)) {
             assertThat(late.put("/data/jobs/42/part-0.parquet", 7, "x").statusCode()).isEqualTo(503);
+        }
+    }
+
+    /**
+     * An instance whose naming is not the one recorded cannot tell which fence an object's writes
+     * are checked against: a fence read through it says so, rather than that the object has none.
+     */
+    @Test
+    void aFenceReadThroughAnInstanceWhoseNamingDoesNotHoldSaysSoRatherThanNoFence() throws Exception {
+        String schema = TestPostgres.newSchema("naming_read");
+        try (GatewayHarness scoped = gateway(schema, JOBS, false)) {
+            assertThat(scoped.put("/data/jobs/42/part-0.parquet", 31, "holder 31").statusCode()).isEqualTo(201);
+            try (GatewayHarness perObject = gateway(schema, "", false)) {
+                HttpResponse<String> read = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                        + perObject.gateway.adminPort() + "/fences/%2Fdata%2Fjobs%2F42%2Fpart-0.parquet")).build(),
+                        HttpResponse.BodyHandlers.ofString());
+
+                assertThat(read.statusCode()).as(read.body()).isEqualTo(503);
+                assertThat(read.body()).contains("cannot tell which fence");
+            }
         }
     }
 
