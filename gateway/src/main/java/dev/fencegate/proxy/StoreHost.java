@@ -21,8 +21,8 @@ import java.util.regex.Pattern;
 record StoreHost(Upstream upstream, String client) {
 
     private static final List<AsciiString> URL_HEADERS = List.of(HttpHeaderNames.LOCATION, HttpHeaderNames.CONTENT_LOCATION);
-    /** An absolute URL: scheme, authority, and the rest (path, query, fragment). */
-    private static final Pattern ABSOLUTE = Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*)://([^/?#]*)(.*)", Pattern.DOTALL);
+    /** An absolute or scheme-relative URL: scheme (none for the latter), authority, and the rest (path, query, fragment). */
+    private static final Pattern ABSOLUTE = Pattern.compile("(?:([A-Za-z][A-Za-z0-9+.-]*):)?//([^/?#]*)(.*)", Pattern.DOTALL);
 
     /**
      * The store as {@code --upstream} names it, and the scheme clients reach the gateway by.
@@ -78,7 +78,8 @@ record StoreHost(Upstream upstream, String client) {
 
     String givenBack(String url) {
         Matcher absolute = ABSOLUTE.matcher(url);
-        if (!absolute.matches() || !upstream.is(absolute.group(1), absolute.group(2))) {
+        // A scheme-relative URL takes the scheme the store was asked by.
+        if (!absolute.matches() || !upstream.is(absolute.group(1) == null ? upstream.scheme() : absolute.group(1), absolute.group(2))) {
             return url;
         }
         String rest = absolute.group(3);
@@ -90,6 +91,7 @@ record StoreHost(Upstream upstream, String client) {
             }
             rest = rest.substring(prefix.length());
         }
-        return upstream.clientScheme() + "://" + client + (rest.isEmpty() || rest.charAt(0) != '/' ? "/" + rest : rest);
+        String path = rest.isEmpty() || rest.charAt(0) != '/' ? "/" + rest : rest;
+        return (absolute.group(1) == null ? "//" : upstream.clientScheme() + "://") + client + path;
     }
 }

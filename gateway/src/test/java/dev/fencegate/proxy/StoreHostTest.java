@@ -28,6 +28,8 @@ class StoreHostTest {
             "http://other.example/pfx/b|http://other.example/pfx/b",
             "http://user@store.internal/pfx/b|http://user@store.internal/pfx/b",
             "/pfx/b/new|/pfx/b/new",
+            "//store.internal/pfx/b/new|//files.example.com:8443/b/new",
+            "//other.example/pfx/b/new|//other.example/pfx/b/new",
             "/login?next=http://store.internal/pfx/b|/login?next=http://store.internal/pfx/b"})
     void aStoreUrlBehindAPathPrefixAndTlsBecomesTheGatewaysAndOthersStay(String url, String expected) {
         assertThat(BEHIND_TLS.givenBack(url)).isEqualTo(expected);
