@@ -62,6 +62,13 @@ final class FenceRoutes {
             return AdminResponse.json(400, Map.of("error", invalid.message()));
         }
         ResourceKey resource = ((ResourceSegment.Parse.Valid) parsed).key();
+        Optional<String> naming = fences.namingRefusal();
+        if (naming.isPresent()) {
+            // Which key writes are checked against is the recorded naming's to say, not this instance's:
+            // a 404 would say the object has no fence, a 400 would name the wrong key.
+            return AdminResponse.json(503, Map.of("error", "this instance cannot tell which fence writes to " + resource
+                    + " are checked against: " + naming.get())).withHeader("Retry-After", "1");
+        }
         Optional<String> unchecked = claims.whyNoWriteIsFencedUnder(resource);
         if (unchecked.isPresent()) {
             return AdminResponse.json(400, Map.of("error", "resource: " + unchecked.get()));
@@ -80,12 +87,6 @@ final class FenceRoutes {
     }
 
     private AdminResponse read(ResourceKey resource) {
-        Optional<String> naming = fences.namingRefusal();
-        if (naming.isPresent()) {
-            // The key may not be one any write is checked against now: a 404 would say the object has no fence.
-            return AdminResponse.json(503, Map.of("error", "this instance cannot tell which fence writes to " + resource
-                    + " are checked against: " + naming.get())).withHeader("Retry-After", "1");
-        }
         Optional<Fence> fence = fences.read(resource);
         return AdminResponse.json(fence.isPresent() ? 200 : 404, describe(resource, fence));
     }

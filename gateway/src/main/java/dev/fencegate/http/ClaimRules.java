@@ -82,10 +82,12 @@ public record ClaimRules(StoreIdentity identity, ResourceScopes scopes, Optional
     }
 
     private SignedKey resourceOf(ResourceKey object) {
-        if (scopes.isScopeKey(object)) {
-            // Under --unscoped-writes per-object it would be fenced as itself, which is the job's fence.
+        // An object below the top level that bears a job's key would be fenced as the job (under
+        // --unscoped-writes per-object). At the top level the name is a bucket (or a collection): its
+        // own writes (CreateBucket, DeleteBucket) are the bucket's, at its fence.
+        if (object.value().indexOf('/', 1) > 0 && scopes.isScopeKey(object)) {
             return new SignedKey.Refused(Problem.of(Outcome.OUTSIDE_EVERY_SCOPE, "the object " + object + " has the name of a"
-                    + " job's key (" + scopes.describe() + "): fenced as itself, it would share that job's fence; refused"));
+                    + " job's key (" + scopes.describe() + "): it would share that job's fence; refused"));
         }
         Optional<ResourceKey> resource = scopes.resourceOf(object);
         if (resource.isEmpty()) {

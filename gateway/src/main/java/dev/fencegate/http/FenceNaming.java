@@ -94,7 +94,9 @@ public record FenceNaming(String storeKind, List<String> domains, String upstrea
      * store kind or domains keeps the keys. Templates added after the recorded ones can only take
      * objects that were fenced on their own, whose fences move up to their new scope. A template
      * removed, changed or moved would leave the objects under its scope with no fence of their
-     * own, and another store path would make every key name another object.
+     * own, unless a shallower template here covers all of them (a nested template, which earlier
+     * versions allowed, dropped): its keys then move up to that template's. Another store path
+     * would make every key name another object.
      */
     @Override
     public Optional<String> whyNotCarriedFrom(String recorded) {
@@ -107,12 +109,41 @@ public record FenceNaming(String storeKind, List<String> domains, String upstrea
             return Optional.of("the store path the upstream URL adds changed from '" + recorded.upstreamPath + "' to '"
                     + upstreamPath + "': every fence would name another object");
         }
-        if (scopes.size() < recorded.scopes.size() || !scopes.subList(0, recorded.scopes.size()).equals(recorded.scopes)) {
-            return Optional.of("the scopes " + recorded.scopes + " are not kept, in their order, at the start of "
-                    + scopes + ": the objects under a scope removed, changed or moved would no longer be covered by"
-                    + " their job's fence; only templates added after the recorded ones can be carried");
+        int kept = 0;
+        for (String template : recorded.scopes) {
+            if (kept < scopes.size() && scopes.get(kept).equals(template)) {
+                kept++;
+            } else if (scopes.stream().noneMatch(wider -> covers(wider, template))) {
+                return Optional.of("the scopes " + recorded.scopes + " are not kept, in their order, at the start of "
+                        + scopes + ": the objects under a scope removed, changed or moved would no longer be covered by"
+                        + " their job's fence; only templates added after the recorded ones can be carried, and a"
+                        + " template dropped only where a shallower one here covers every path it matched");
+            }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Whether {@code wider} matches every path {@code deeper} matches, at a shallower key: a
+     * template dropped for it (one nested below it, as earlier versions allowed) has each of its
+     * keys carried up to the key {@code wider} names for it, which covers the same objects.
+     */
+    private static boolean covers(String wider, String deeper) {
+        List<String> outer = segments(wider);
+        List<String> inner = segments(deeper);
+        if (outer.size() >= inner.size()) {
+            return false;
+        }
+        for (int i = 0; i < outer.size(); i++) {
+            if (!outer.get(i).startsWith("{") && !outer.get(i).equals(inner.get(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static List<String> segments(String template) {
+        return List.of(template.substring(1, template.length() - 3).split("/", -1));
     }
 
     @Override

@@ -74,8 +74,9 @@ public final class ResourceScopes {
             }
         }
         throw new IllegalArgumentException("--scopes: '" + first.text() + "' and '" + second.text() + "' (expected scopes that"
-                + " do not nest: a path both match, such as " + example(a.size() > b.size() ? a : b, a.size() > b.size() ? b : a)
-                + ", would be fenced under a key of each depth, which splits one job's objects between two fences)");
+                + " do not nest: both match a path such as " + example(a.size() > b.size() ? a : b, a.size() > b.size() ? b : a)
+                + ", and the key of one lies below the other's, which splits one job's objects between two fences or leaves"
+                + " the later template unused; see --change-fence-naming to drop the deeper one)");
     }
 
     /** A path {@code deeper} and {@code shallower} both match. */

@@ -77,21 +77,29 @@ record StoreHost(Upstream upstream, String client) {
     }
 
     String givenBack(String url) {
+        String prefix = upstream.pathPrefix();
+        if (url.startsWith("/") && !url.startsWith("//")) {
+            // Relative to the URL the store was asked: the gateway's carries no --upstream path.
+            return prefix.isEmpty() || !under(url, prefix) ? url : url.length() == prefix.length() ? "/" : url.substring(prefix.length());
+        }
         Matcher absolute = ABSOLUTE.matcher(url);
         // A scheme-relative URL takes the scheme the store was asked by.
         if (!absolute.matches() || !upstream.is(absolute.group(1) == null ? upstream.scheme() : absolute.group(1), absolute.group(2))) {
             return url;
         }
         String rest = absolute.group(3);
-        String prefix = upstream.pathPrefix();
         if (!prefix.isEmpty()) {
-            boolean under = rest.startsWith(prefix) && (rest.length() == prefix.length() || "/?#".indexOf(rest.charAt(prefix.length())) >= 0);
-            if (!under) {
+            if (!under(rest, prefix)) {
                 return url;
             }
             rest = rest.substring(prefix.length());
         }
         String path = rest.isEmpty() || rest.charAt(0) != '/' ? "/" + rest : rest;
         return (absolute.group(1) == null ? "//" : upstream.clientScheme() + "://") + client + path;
+    }
+
+    /** Whether {@code path} (with any query or fragment) lies under {@code prefix}. */
+    private static boolean under(String path, String prefix) {
+        return path.startsWith(prefix) && (path.length() == prefix.length() || "/?#".indexOf(path.charAt(prefix.length())) >= 0);
     }
 }

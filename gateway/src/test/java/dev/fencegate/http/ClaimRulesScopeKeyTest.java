@@ -30,4 +30,15 @@ class ClaimRulesScopeKeyTest {
         assertThat(write("/bkt/other")).isInstanceOfSatisfying(ClaimParser.ClaimParse.Valid.class,
                 valid -> assertThat(valid.claim().resource()).isEqualTo(new ResourceKey("/bkt/other")));
     }
+
+    /** A bucket's own name under /{bucket}/**: CreateBucket and DeleteBucket are writes of the bucket, at its fence. */
+    @Test
+    void aBucketScopedAsAJobIsStillWrittenAtItsFence() {
+        ClaimRules buckets = new ClaimRules(new S3PathIdentity(new VirtualHosts(List.of("localhost"))),
+                ResourceScopes.parse("/{bucket}/**", ResourceScopes.Unscoped.PER_OBJECT), Optional.empty());
+
+        assertThat(buckets.parse(new ResourceKey("/bkt"), List.of("6"), List.of(), List.of()))
+                .isInstanceOfSatisfying(ClaimParser.ClaimParse.Valid.class,
+                        valid -> assertThat(valid.claim().resource()).isEqualTo(new ResourceKey("/bkt")));
+    }
 }

@@ -27,7 +27,9 @@ class StoreHostTest {
             "https://store.internal/pfx/b|https://store.internal/pfx/b",
             "http://other.example/pfx/b|http://other.example/pfx/b",
             "http://user@store.internal/pfx/b|http://user@store.internal/pfx/b",
-            "/pfx/b/new|/pfx/b/new",
+            "/pfx/b/new|/b/new",
+            "/pfxother/b|/pfxother/b",
+            "/b/new|/b/new",
             "//store.internal/pfx/b/new|//files.example.com:8443/b/new",
             "//other.example/pfx/b/new|//other.example/pfx/b/new",
             "/login?next=http://store.internal/pfx/b|/login?next=http://store.internal/pfx/b"})

@@ -212,10 +212,36 @@ class NamingGuardTest {
         assertThat(fence("/data/jobs/42")).isEqualTo(7);
     }
 
+    /**
+     * Earlier versions accepted nested templates, which this one refuses at start: a deployment
+     * that recorded them drops the deeper one with a naming change, and the deeper one's keys are
+     * carried up to the job's key, which covers the same objects.
+     */
+    @Test
+    void nestedTemplatesAnEarlierVersionRecordedAreDroppedByCarryingTheirKeysUp() throws SQLException {
+        FenceNaming nested = new FenceNaming("s3-path", List.of(), "", List.of("/{_}/jobs/{_}/out/**", "/{_}/jobs/{_}/**"));
+        guard(JOBS, false).check();
+        execute("UPDATE fence_naming SET naming = '" + nested.text() + "', carried_naming = '" + nested.text()
+                + "', naming_key = '" + NamingGuard.sessionKey(nested) + "'");
+        insertFence("/data/jobs/42/out", 9);
+        insertFence("/data/jobs/42", 4);
+
+        NamingGuard change = guard(JOBS, true);
+        change.check();
+        assertThat(recorded()).isEqualTo(JOBS.text());
+        clock.advance(SETTLE);
+        change.check();
+
+        assertThat(change.refusal()).isEmpty();
+        assertThat(carried()).isTrue();
+        assertThat(fence("/data/jobs/42")).isEqualTo(9);
+    }
+
     @Test
     void aChangeNeverCarriedCanBeTakenBack() throws SQLException {
         guard(JOBS, false).check();
         insertFence("/data/jobs/42", 7);
+        insertFence("/data/runs/1/part-0", 7);
         FenceNaming mistaken = FenceNaming.of("s3-path", List.of(), "", "/{bucket}/jobs/{job}/**,/{bucket}/runs/{run}/**");
         guard(mistaken, true).check();
         assertThat(recorded()).isEqualTo(mistaken.text());
@@ -226,7 +252,7 @@ class NamingGuardTest {
         assertThat(back.refusal()).isEmpty();
         assertThat(recorded()).isEqualTo(JOBS.text());
         assertThat(carried()).isTrue();
-        assertThat(fence("/data")).isEqualTo(-1);
+        assertThat(fence("/data/runs/1")).as("never carried to the mistaken naming's key").isEqualTo(-1);
     }
 
     /**
