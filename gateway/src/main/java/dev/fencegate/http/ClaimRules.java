@@ -82,10 +82,13 @@ public record ClaimRules(StoreIdentity identity, ResourceScopes scopes, Optional
     }
 
     private SignedKey resourceOf(ResourceKey object) {
-        // An object below the top level that bears a job's key would be fenced as the job (under
-        // --unscoped-writes per-object). At the top level the name is a bucket (or a collection): its
-        // own writes (CreateBucket, DeleteBucket) are the bucket's, at its fence.
-        if (object.value().indexOf('/', 1) > 0 && scopes.isScopeKey(object)) {
+        if (scopes.isScopeKey(object)) {
+            // Under the S3 kinds a top-level name is a bucket: its own writes (CreateBucket,
+            // DeleteBucket) are the bucket's, at the fence of the scope it is the key of.
+            if (isS3() && object.value().indexOf('/', 1) < 0) {
+                return new SignedKey.Checked(object);
+            }
+            // Any other object bearing a job's key would be fenced as the job (under --unscoped-writes per-object).
             return new SignedKey.Refused(Problem.of(Outcome.OUTSIDE_EVERY_SCOPE, "the object " + object + " has the name of a"
                     + " job's key (" + scopes.describe() + "): it would share that job's fence; refused"));
         }

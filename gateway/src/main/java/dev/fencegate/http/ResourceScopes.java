@@ -76,7 +76,8 @@ public final class ResourceScopes {
         throw new IllegalArgumentException("--scopes: '" + first.text() + "' and '" + second.text() + "' (expected scopes that"
                 + " do not nest: both match a path such as " + example(a.size() > b.size() ? a : b, a.size() > b.size() ? b : a)
                 + ", and the key of one lies below the other's, which splits one job's objects between two fences or leaves"
-                + " the later template unused; see --change-fence-naming to drop the deeper one)");
+                + " the later template unused; where such scopes are recorded already, a change with --change-fence-naming"
+                + " can drop the deeper one)");
     }
 
     /** A path {@code deeper} and {@code shallower} both match. */

@@ -80,7 +80,12 @@ record StoreHost(Upstream upstream, String client) {
         String prefix = upstream.pathPrefix();
         if (url.startsWith("/") && !url.startsWith("//")) {
             // Relative to the URL the store was asked: the gateway's carries no --upstream path.
-            return prefix.isEmpty() || !under(url, prefix) ? url : url.length() == prefix.length() ? "/" : url.substring(prefix.length());
+            if (prefix.isEmpty() || !under(url, prefix)) {
+                return url;
+            }
+            String rest = url.substring(prefix.length());
+            // The store's root with a query or fragment only is still a path, not a reference to the request's own.
+            return rest.isEmpty() || rest.charAt(0) != '/' ? "/" + rest : rest;
         }
         Matcher absolute = ABSOLUTE.matcher(url);
         // A scheme-relative URL takes the scheme the store was asked by.

@@ -147,8 +147,11 @@ public final class InflightListener implements AutoCloseable {
             }
             if (deliver(notices, outstanding == null ? null : outstanding.nonce())) {
                 fences.listenerConfirmed(outstanding.askedNanos());
-                lastHeard = outstanding.sentNanos();
-                nextDue = lastHeard + POLL_MILLIS * 1_000_000L;
+                // Not earlier than a pause just seen: the probe sent before it says nothing of the time since.
+                if (outstanding.sentNanos() - lastHeard > 0) {
+                    lastHeard = outstanding.sentNanos();
+                }
+                nextDue = outstanding.sentNanos() + POLL_MILLIS * 1_000_000L;
                 unheardSaid = false;
                 outstanding = null;
                 if (failingSaid) {

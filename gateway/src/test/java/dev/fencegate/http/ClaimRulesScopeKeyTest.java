@@ -31,14 +31,24 @@ class ClaimRulesScopeKeyTest {
                 valid -> assertThat(valid.claim().resource()).isEqualTo(new ResourceKey("/bkt/other")));
     }
 
-    /** A bucket's own name under /{bucket}/**: CreateBucket and DeleteBucket are writes of the bucket, at its fence. */
+    /**
+     * A bucket's own name under /{bucket}/**: CreateBucket and DeleteBucket are writes of the
+     * bucket, at its fence, whatever --unscoped-writes says. Under http a top-level name is an
+     * object like any other, and is refused.
+     */
     @Test
     void aBucketScopedAsAJobIsStillWrittenAtItsFence() {
-        ClaimRules buckets = new ClaimRules(new S3PathIdentity(new VirtualHosts(List.of("localhost"))),
-                ResourceScopes.parse("/{bucket}/**", ResourceScopes.Unscoped.PER_OBJECT), Optional.empty());
+        for (ResourceScopes.Unscoped unscoped : ResourceScopes.Unscoped.values()) {
+            ClaimRules buckets = new ClaimRules(new S3PathIdentity(new VirtualHosts(List.of("localhost"))),
+                    ResourceScopes.parse("/{bucket}/**", unscoped), Optional.empty());
 
-        assertThat(buckets.parse(new ResourceKey("/bkt"), List.of("6"), List.of(), List.of()))
-                .isInstanceOfSatisfying(ClaimParser.ClaimParse.Valid.class,
-                        valid -> assertThat(valid.claim().resource()).isEqualTo(new ResourceKey("/bkt")));
+            assertThat(buckets.parse(new ResourceKey("/bkt"), List.of("6"), List.of(), List.of())).as(unscoped.name())
+                    .isInstanceOfSatisfying(ClaimParser.ClaimParse.Valid.class,
+                            valid -> assertThat(valid.claim().resource()).isEqualTo(new ResourceKey("/bkt")));
+        }
+        ClaimRules http = new ClaimRules(new GenericHttpIdentity(),
+                ResourceScopes.parse("/{job}/**", ResourceScopes.Unscoped.PER_OBJECT), Optional.empty());
+        assertThat(http.parse(new ResourceKey("/42"), List.of("6"), List.of(), List.of()))
+                .isInstanceOf(ClaimParser.ClaimParse.Refused.class);
     }
 }
