@@ -78,7 +78,10 @@ public final class InstanceFences {
         private HeldFence fence;
     }
 
-    /** The lowest token a row in doubt may cover, and when the last write that may have left it (or extended it) failed. */
+    /**
+     * The lowest token a row in doubt may cover, when the last write that may have left it (or
+     * extended it) failed, and which entry this is (one put in doubt again is another).
+     */
     private record RowInDoubt(long minToken, long sinceNanos, long serial) {
     }
 
@@ -468,9 +471,9 @@ public final class InstanceFences {
      * could have lapsed extends it; otherwise the row may have been gone for a while, another
      * instance may have raised meanwhile, so it starts a new lease and ends the hold. A row a change
      * heard from outside since the write started may have undone starts a lease that covers
-     * nothing: the claims write the row again.
+     * nothing: the claims write the row again; so does one written only to learn it, a row in
+     * doubt ({@code coverNothing}).
      */
-    /** {@code coverNothing}: rows written only to learn them, whose new leases cover no claim (see {@link #reconcile}). */
     private void write(Map<ResourceKey, Long> minTokens, Set<ResourceKey> coverNothing) {
         long started = now();
         recordWritten(writeRows(minTokens), started, coverNothing);
