@@ -82,7 +82,10 @@ public record ClaimRules(StoreIdentity identity, ResourceScopes scopes, Optional
     }
 
     private SignedKey resourceOf(ResourceKey object) {
-        if (scopes.isScopeKey(object)) {
+        Optional<ResourceKey> resource = scopes.resourceOf(object);
+        // A job's key matches no template itself (they need a segment below it): only then is it looked for.
+        boolean unscoped = resource.isEmpty() || resource.get().equals(object);
+        if (unscoped && scopes.isScopeKey(object)) {
             // Under the S3 kinds a top-level name is a bucket: its own writes (CreateBucket,
             // DeleteBucket) are the bucket's, at the fence of the scope it is the key of.
             if (isS3() && object.value().indexOf('/', 1) < 0) {
@@ -92,7 +95,6 @@ public record ClaimRules(StoreIdentity identity, ResourceScopes scopes, Optional
             return new SignedKey.Refused(Problem.of(Outcome.OUTSIDE_EVERY_SCOPE, "the object " + object + " has the name of a"
                     + " job's key (" + scopes.describe() + "): it would share that job's fence; refused"));
         }
-        Optional<ResourceKey> resource = scopes.resourceOf(object);
         if (resource.isEmpty()) {
             return new SignedKey.Refused(Problem.of(Outcome.OUTSIDE_EVERY_SCOPE, object + " is under no configured scope ("
                     + scopes.describe() + ")"));

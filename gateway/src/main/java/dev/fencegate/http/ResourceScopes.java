@@ -147,7 +147,18 @@ public final class ResourceScopes {
      * for {@code /{bucket}/jobs/{job}/**}: the first template that matches decides, as for a write.
      */
     public boolean isScopeKey(ResourceKey key) {
-        return !templates.isEmpty() && resourceOf(new ResourceKey(key.value() + "/_")).filter(key::equals).isPresent();
+        if (templates.isEmpty()) {
+            return false;
+        }
+        // As resourceOf of a path one segment below the key: the first template matching its segments decides.
+        String[] parts = key.value().substring(1).split("/", -1);
+        for (Template template : templates) {
+            List<String> segments = template.segments();
+            if (parts.length >= segments.size() && matches(segments, parts)) {
+                return parts.length == segments.size();
+            }
+        }
+        return false;
     }
 
     private static boolean matches(List<String> segments, String[] parts) {

@@ -19,6 +19,7 @@ import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.testing.Proxies;
 import dev.fencegate.testing.TcpRelay;
 import dev.fencegate.testing.TestPostgres;
+import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -431,24 +432,11 @@ class HeldFencesTest {
         InstanceFences fences = new InstanceFences(new PostgresInflightRegistrations(database.dataSource(), UUID.randomUUID()),
                 TIMING, System::nanoTime);
         AtomicBoolean pauseNextWait = new AtomicBoolean();
-        ClassLoader loader = HeldFencesTest.class.getClassLoader();
-        DataSource pausing = (DataSource) Proxy.newProxyInstance(loader, new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
-            Object result = Proxies.invoke(method, database.dataSource(), args);
-            if (!method.getName().equals("getConnection")) {
-                return result;
+        DataSource pausing = notificationsThrough(database.dataSource(), (notifications, method, args) -> {
+            if (method.getName().equals("getNotifications") && pauseNextWait.getAndSet(false)) {
+                Thread.sleep(6_000);
             }
-            return Proxy.newProxyInstance(loader, new Class<?>[] {Connection.class}, (c, m, a) -> {
-                Object made = Proxies.invoke(m, result, a);
-                if (!m.getName().equals("unwrap") || a[0] != PGConnection.class) {
-                    return made;
-                }
-                return Proxy.newProxyInstance(loader, new Class<?>[] {PGConnection.class}, (pg, pm, pa) -> {
-                    if (pm.getName().equals("getNotifications") && pauseNextWait.getAndSet(false)) {
-                        Thread.sleep(6_000);
-                    }
-                    return Proxies.invoke(pm, made, pa);
-                });
-            });
+            return Proxies.invoke(method, notifications, args);
         });
         ListAppender<ILoggingEvent> said = new ListAppender<>();
         said.start();
@@ -476,6 +464,24 @@ class HeldFencesTest {
 
     /** Connections whose notices are never handed to the client, as a pooler drops an idle session's. */
     private static DataSource noticesDropped(DataSource dataSource) {
+        return notificationsThrough(dataSource, (notifications, method, args) -> {
+            if (!method.getName().equals("getNotifications")) {
+                return Proxies.invoke(method, notifications, args);
+            }
+            if (args != null && args.length == 1 && (Integer) args[0] > 0) {
+                Thread.sleep((Integer) args[0]);
+            }
+            return new PGNotification[0];
+        });
+    }
+
+    /** A call on a connection's {@link PGConnection}, made or bent by a test. */
+    private interface NotificationsCall {
+        Object call(PGConnection notifications, Method method, Object[] args) throws Throwable;
+    }
+
+    /** {@code dataSource}, each call on its connections' {@link PGConnection} going through {@code call}. */
+    private static DataSource notificationsThrough(DataSource dataSource, NotificationsCall call) {
         ClassLoader loader = HeldFencesTest.class.getClassLoader();
         return (DataSource) Proxy.newProxyInstance(loader, new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
             Object result = Proxies.invoke(method, dataSource, args);
@@ -487,15 +493,9 @@ class HeldFencesTest {
                 if (!m.getName().equals("unwrap") || a[0] != PGConnection.class) {
                     return made;
                 }
-                return Proxy.newProxyInstance(loader, new Class<?>[] {PGConnection.class}, (pg, pm, pa) -> {
-                    if (!pm.getName().equals("getNotifications")) {
-                        return Proxies.invoke(pm, made, pa);
-                    }
-                    if (pa != null && pa.length == 1 && (Integer) pa[0] > 0) {
-                        Thread.sleep((Integer) pa[0]);
-                    }
-                    return new PGNotification[0];
-                });
+                PGConnection notifications = (PGConnection) made;
+                return Proxy.newProxyInstance(loader, new Class<?>[] {PGConnection.class},
+                        (pg, pm, pa) -> call.call(notifications, pm, pa));
             });
         });
     }
