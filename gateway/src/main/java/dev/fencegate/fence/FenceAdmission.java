@@ -87,7 +87,7 @@ public final class FenceAdmission {
             // A raise may have committed with the rows: no hold from any read of this batch.
             fences.readFailed(claims);
             return new ArrayList<>(Collections.nCopies(claims.size(), new FenceDecision.Unavailable(e.getMessage())));
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             fences.readFailed(claims);
             throw e;
         }
@@ -156,6 +156,10 @@ public final class FenceAdmission {
         fences.raised(resource, token.value());
         FenceDecision decision = store.admit(new FenceClaim(resource, token, Optional.empty()));
         fences.raised(resource, token.value());
+        if (decision instanceof FenceDecision.Admitted || decision instanceof FenceDecision.Draining) {
+            // The fence is at the token now: a lower token is refused from memory naming it.
+            remembered.raisedTo(resource, token.value());
+        }
         return decision;
     }
 

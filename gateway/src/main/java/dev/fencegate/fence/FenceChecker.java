@@ -17,6 +17,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs fence admissions on a bounded set of threads, never on an event loop, and always completes
@@ -31,6 +33,8 @@ import java.util.function.Supplier;
  * caller's thread, without a store trip.
  */
 public final class FenceChecker implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(FenceChecker.class);
 
     private static final long FIRST_RETRY_MILLIS = 2;
     private static final long MAX_RETRY_MILLIS = 50;
@@ -175,7 +179,12 @@ public final class FenceChecker implements AutoCloseable {
                 if (!claims.isEmpty()) {
                     answer(batch, admission.attemptAll(claims));
                 }
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
+                // An Error too (a stack overflow, memory short for a moment): the batch is refused,
+                // and the thread lives on to judge the next, or no claim needing the store would be taken again.
+                if (e instanceof Error) {
+                    log.error("a fence-check batch of {} claim(s) failed; refusing it", batch.size(), e);
+                }
                 batch.forEach(pending -> pending.answer().completeExceptionally(e));
             } finally {
                 endTurn();
@@ -238,7 +247,8 @@ public final class FenceChecker implements AutoCloseable {
         Map<Executor, List<Runnable>> byExecutor = new IdentityHashMap<>();
         for (int i = 0; i < batch.size(); i++) {
             Pending pending = batch.get(i);
-            FenceDecision decision = decisions.get(i);
+            FenceDecision decision = decisions.get(i) != null ? decisions.get(i)
+                    : new FenceDecision.Unavailable("the fence store gave no decision for " + pending.claim().resource());
             byExecutor.computeIfAbsent(pending.answerOn(), executor -> new ArrayList<>())
                     .add(() -> pending.answer().complete(decision));
         }

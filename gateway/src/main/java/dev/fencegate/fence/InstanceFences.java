@@ -73,6 +73,11 @@ public final class InstanceFences {
     private long listenerConfirmedNanos;
     private boolean listenerConfirmed;
     private long listenerLosses;
+    /**
+     * Times the listener's connection was found gone, confirmed or not. A row write under way
+     * across one may have been undone meanwhile (a row deleted by hand) with nobody to hear it.
+     */
+    private long listenerDrops;
 
     private static final class HeldSlot {
         private HeldFence fence;
@@ -175,7 +180,9 @@ public final class InstanceFences {
         Map<ResourceKey, Long> needed = new TreeMap<>(Comparator.comparing(ResourceKey::value));
         List<Covered> before = new ArrayList<>(claims.size());
         boolean rowsUnknown = true;
+        long drops;
         synchronized (lock) {
+            drops = listenerDrops;
             for (FenceClaim claim : claims) {
                 Lease lease = leases.get(claim.resource());
                 if (lease == null || !lease.covers(claim.token().value()) || lease.sendByNanos() - now <= timing.minSendNanos()) {
@@ -191,7 +198,7 @@ public final class InstanceFences {
                 before.add(covered ? new Covered(lease, lease.epoch(), slot) : null);
             }
         }
-        return new BatchRegistration(this, claims, needed, rowsUnknown, before, now);
+        return new BatchRegistration(this, claims, needed, rowsUnknown, before, now, drops);
     }
 
     /**
@@ -201,9 +208,9 @@ public final class InstanceFences {
      * row was written covers nothing: the claim registers again.
      */
     List<Covered> registered(List<FenceClaim> claims, List<RegistrationRows.Written> written, long startedNanos,
-                             List<Covered> before) {
+                             long dropsAtStart, List<Covered> before) {
         if (!written.isEmpty()) {
-            recordWritten(written, startedNanos);
+            recordWritten(written, startedNanos, dropsAtStart, Set.of());
         }
         List<Covered> covered = new ArrayList<>(claims.size());
         synchronized (lock) {
@@ -302,8 +309,11 @@ public final class InstanceFences {
                 endHolds(claim.resource(), claim.token().value());
             } else if (decision instanceof FenceDecision.Stale stale) {
                 endHoldsBelow(claim.resource(), stale.current().token().value());
+                // The next stale token refused from memory names this fence, not a lower one admitted here.
+                remembered.raisedTo(claim.resource(), stale.current().token().value());
             } else if (decision instanceof FenceDecision.Reused reused) {
                 endHoldsBelow(claim.resource(), reused.current().token().value());
+                remembered.raisedTo(claim.resource(), reused.current().token().value());
             } else if (decision instanceof FenceDecision.Unavailable) {
                 held.remove(claim.resource());
             }
@@ -430,17 +440,21 @@ public final class InstanceFences {
 
     /**
      * The listener's connection is gone: raises may go unheard until it is back, and the
-     * database may have changed under it (a restart, a failover), so no lease covers a new claim
-     * until its row is written again: a raise finds only the instances whose rows it can see.
+     * database may have changed under it (a restart, a failover, a row deleted by hand that
+     * nobody here heard of), so every write admitted here so far stops going out, and no lease
+     * covers a new claim until its row is written again, by a write that started after this:
+     * a raise finds only the instances whose rows it can see.
      */
     public void listenerLost() {
         synchronized (lock) {
             if (listenerConfirmed) {
                 listenerLosses++;
             }
+            listenerDrops++;
             listenerConfirmed = false;
             held.clear();
             leases.values().forEach(lease -> {
+                lease.revokeAll();
                 lease.unconfirmed = true;
                 lease.learnedOnly = false;
             });
@@ -471,26 +485,29 @@ public final class InstanceFences {
      * could have lapsed extends it; otherwise the row may have been gone for a while, another
      * instance may have raised meanwhile, so it starts a new lease and ends the hold. A row a change
      * heard from outside since the write started may have undone starts a lease that covers
-     * nothing: the claims write the row again; so does one written only to learn it, a row in
-     * doubt ({@code coverNothing}).
+     * nothing: the claims write the row again; so does one under way when the listener's
+     * connection was lost ({@code dropsAtStart}: such a change went unheard), and one written only
+     * to learn it, a row in doubt ({@code coverNothing}).
      */
     private void write(Map<ResourceKey, Long> minTokens, Set<ResourceKey> coverNothing) {
         long started = now();
-        recordWritten(writeRows(minTokens), started, coverNothing);
+        long drops;
+        synchronized (lock) {
+            drops = listenerDrops;
+        }
+        recordWritten(writeRows(minTokens), started, drops, coverNothing);
     }
 
-    private void recordWritten(List<RegistrationRows.Written> written, long started) {
-        recordWritten(written, started, Set.of());
-    }
-
-    private void recordWritten(List<RegistrationRows.Written> written, long started, Set<ResourceKey> coverNothing) {
+    private void recordWritten(List<RegistrationRows.Written> written, long started, long dropsAtStart,
+                               Set<ResourceKey> coverNothing) {
         long confirmed = now();
         long expires = started + timing.rowNanos();
         synchronized (lock) {
+            boolean unheard = listenerDrops != dropsAtStart;
             for (RegistrationRows.Written row : written) {
                 Lease lease = leases.get(row.resource());
                 Long changedOutside = outsideChanges.get(row.resource());
-                boolean undone = changedOutside != null && changedOutside - started > 0;
+                boolean undone = unheard || changedOutside != null && changedOutside - started > 0;
                 if (lease == null || confirmed - lease.expiresNanos >= 0 || lease.unconfirmed || undone) {
                     held.remove(row.resource());
                     // Recorded after the sweep's later write of the row was (writing again a row in

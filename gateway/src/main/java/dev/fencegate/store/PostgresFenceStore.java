@@ -201,7 +201,10 @@ public final class PostgresFenceStore implements FenceStore {
      * read that starts after its commit. A claim whose own token went in keeps the fence it
      * replaced as its previous one. A commit that came back with a warning (a cancelled wait for a
      * synchronous standby) is visible but not durable: admitting on it could lose the fence or the
-     * registration in a failover, so none of them is admitted.
+     * registration in a failover, so none of them is admitted. Every claim judged here is at or
+     * below the fence its statement left, which never goes down: a read that finds the fence below
+     * a claim, or none, finds a raise the database acknowledged but did not make (a trigger or rule
+     * added to the fence table that drops the row), and admits nothing on it.
      */
     private List<FenceDecision> judgeAfterCommit(Connection connection, List<FenceClaim> claims, RaiseOrJudge.Look first) {
         List<FenceClaim> again = first.again().stream().map(claims::get).toList();
@@ -214,6 +217,13 @@ public final class PostgresFenceStore implements FenceStore {
             List<FenceDecision> second = judgeAll(connection, again);
             List<FenceDecision> decisions = new ArrayList<>(again.size());
             for (int j = 0; j < again.size(); j++) {
+                if (second.get(j) instanceof FenceDecision.Admitted read && read.raised()) {
+                    decisions.add(new FenceDecision.Unavailable("fence for " + again.get(j).resource() + " was to be at "
+                            + again.get(j).token() + " or above once the batch committed, but reads "
+                            + read.previous().map(Object::toString).orElse("as none")
+                            + ": the database acknowledged a raise it did not make (a trigger or rule on the fence table?)"));
+                    continue;
+                }
                 Optional<FencingToken> replaced = first.wrote().get(first.again().get(j));
                 boolean took = replaced != null && second.get(j) instanceof FenceDecision.Admitted;
                 decisions.add(took ? new FenceDecision.Admitted(again.get(j), replaced) : second.get(j));
@@ -357,24 +367,22 @@ public final class PostgresFenceStore implements FenceStore {
             resources[i] = claims.get(i).resource().value();
             tokens[i] = claims.get(i).token().value();
         }
-        List<FenceDecision> decisions = new ArrayList<>(claims.size());
+        FenceDecision[] decisions = new FenceDecision[claims.size()];
         try (PreparedStatement statement = connection.prepareStatement(JUDGE_ALL)) {
             statement.setObject(1, instance);
             statement.setArray(2, connection.createArrayOf("text", resources));
             statement.setArray(3, connection.createArrayOf("bigint", tokens));
             try (ResultSet row = statement.executeQuery()) {
                 while (row.next()) {
-                    FenceClaim claim = claims.get(row.getInt(1) - 1);
+                    int i = row.getInt(1) - 1;
+                    FenceClaim claim = claims.get(i);
                     long token = row.getLong(2);
-                    if (row.wasNull()) {
-                        decisions.add(FencePolicy.decide(Optional.empty(), claim));
-                        continue;
-                    }
-                    decisions.add(judged(claim, token, row.getString(3), row.getBoolean(4), row.getBoolean(5)));
+                    decisions[i] = row.wasNull() ? FencePolicy.decide(Optional.empty(), claim)
+                            : judged(claim, token, row.getString(3), row.getBoolean(4), row.getBoolean(5));
                 }
             }
         }
-        return decisions;
+        return RaiseOrJudge.everyClaimJudged(decisions, List.of());
     }
 
     /** A batch of one, as a point lookup: cheaper for PostgreSQL to plan and run than the array form. */

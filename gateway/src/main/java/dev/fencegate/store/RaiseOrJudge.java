@@ -215,7 +215,20 @@ final class RaiseOrJudge {
                 }
             }
             again.sort(null);
-            return new Look(new ArrayList<>(Arrays.asList(decisions)), again, wrote, registered, raisedAny, warning, upsertedAgain);
+            return new Look(everyClaimJudged(decisions, again), again, wrote, registered, raisedAny, warning, upsertedAgain);
         }
+    }
+
+    /**
+     * The decisions, one per claim, or an error if the database gave no row for one that is not
+     * to be judged again ({@code again}): a decision is never passed on for a claim it was not made for.
+     */
+    static List<FenceDecision> everyClaimJudged(FenceDecision[] decisions, List<Integer> again) throws SQLException {
+        for (int i = 0; i < decisions.length; i++) {
+            if (decisions[i] == null && !again.contains(i)) {
+                throw new SQLException("the fence statement returned no row for claim " + (i + 1) + " of " + decisions.length);
+            }
+        }
+        return new ArrayList<>(Arrays.asList(decisions));
     }
 }

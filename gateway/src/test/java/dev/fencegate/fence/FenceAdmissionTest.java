@@ -180,6 +180,20 @@ class FenceAdmissionTest {
         assertThat(store.read(KEY)).isEmpty();
     }
 
+    @Test
+    void aTokenRefusedFromMemoryNamesTheHighestFenceThisInstanceRaisedOrReadNotOnlyWhatItAdmitted() {
+        FenceAdmission admission = admission();
+        admission.attempt(claim(8));
+        admission.raise(KEY, new FencingToken(12));
+        assertThat(admission.knownStale(claim(7))).get().isInstanceOfSatisfying(FenceDecision.Stale.class,
+                stale -> assertThat(stale.current().token().value()).as("after a raise here").isEqualTo(12));
+
+        store.admit(claim(30)); // another instance, which told nobody: this one had no registration there
+        assertThat(admission.attempt(claim(10))).isInstanceOf(FenceDecision.Stale.class);
+        assertThat(admission.knownStale(claim(7))).get().isInstanceOfSatisfying(FenceDecision.Stale.class,
+                stale -> assertThat(stale.current().token().value()).as("after a refusal that read the fence").isEqualTo(30));
+    }
+
     /** Lets a test swap the store underneath, as a failover would, and act between judging and settling. */
     private final class DelegatingStore implements FenceStore {
         @Override

@@ -52,6 +52,8 @@ final class FenceInstance implements AutoCloseable {
     final AtomicBoolean registrationsFail = new AtomicBoolean();
     /** Run once, on the fence-check thread, after the store answered a batch and before the answer is settled. */
     final AtomicReference<Runnable> afterStoreAnswered = new AtomicReference<>();
+    /** Run once, on the writing thread, after a row write of its own (a sweep's) committed and before it is recorded. */
+    final AtomicReference<Runnable> afterRowsWritten = new AtomicReference<>();
     final InstanceFences fences;
     final FenceAdmission admission;
     final InflightListener listener;
@@ -69,7 +71,12 @@ final class FenceInstance implements AutoCloseable {
                 if (registrationsFail.get()) {
                     throw new FenceStoreUnavailableException("registrations cut off by the test");
                 }
-                return postgresRows.write(minTokens, length);
+                List<Written> written = postgresRows.write(minTokens, length);
+                Runnable pause = afterRowsWritten.getAndSet(null);
+                if (pause != null) {
+                    pause.run();
+                }
+                return written;
             }
 
             @Override

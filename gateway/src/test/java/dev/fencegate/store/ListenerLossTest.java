@@ -1,0 +1,154 @@
+package dev.fencegate.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencegate.fence.FenceClaim;
+import dev.fencegate.fence.FenceDecision;
+import dev.fencegate.fence.FencingToken;
+import dev.fencegate.fence.ResourceKey;
+import dev.fencegate.testing.TestPostgres;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An instance whose listening connection is lost cannot hear a change made meanwhile (its row
+ * deleted by hand: the trigger's notice goes to nobody), so it stops sending the writes admitted
+ * so far, and trusts no row write that was under way when the connection went.
+ */
+class ListenerLossTest {
+
+    private static final AtomicInteger RESOURCES = new AtomicInteger();
+    private static String schema;
+    private static FenceDatabase database;
+    private final FenceInstance.FakeClock clock = new FenceInstance.FakeClock();
+    private final List<FenceInstance> instances = new ArrayList<>();
+    private final ResourceKey key = new ResourceKey("/lost/r" + RESOURCES.incrementAndGet());
+
+    @BeforeAll
+    static void openDatabase() {
+        schema = TestPostgres.newSchema(ListenerLossTest.class.getSimpleName());
+        database = FenceDatabase.open(TestPostgres.config(schema));
+        database.migrate();
+    }
+
+    @AfterAll
+    static void closeDatabase() {
+        if (database != null) {
+            database.close();
+        }
+    }
+
+    @AfterEach
+    void closeInstances() {
+        instances.forEach(FenceInstance::close);
+    }
+
+    /**
+     * A's write at 5 waits for its body when A's listening connection goes. A's row is deleted by
+     * hand while nobody of A listens; B raises to 6, finds no row of A's and goes ahead at once.
+     */
+    @Test
+    void aWriteAdmittedBeforeTheListenerWasLostIsNotSentAfterARaiseItCouldNotHear() throws Exception {
+        FenceInstance a = instance();
+        FenceInstance b = instance();
+        a.holdAt(claim(5));
+        FenceDecision.Admitted unsent = (FenceDecision.Admitted) a.write(claim(5));
+        assertThat(unsent.window().closed()).isFalse();
+
+        a.listener.close();
+        await().atMost(Duration.ofSeconds(5)).until(() -> !a.fences.hearsRaises() && a.fences.listenerLosses() >= 1);
+        sql("DELETE FROM " + schema + ".fence_inflight WHERE instance = '" + a.id + "'");
+        assertThat(b.write(claim(6))).as("B finds no row of A's below 6").isInstanceOf(FenceDecision.Admitted.class);
+        b.finish(claim(6));
+
+        assertThat(unsent.window().closed()).as("A's write at 5 must not go out after B's 6").isTrue();
+        a.finish(unsent.claim());
+    }
+
+    /**
+     * A sweep's renewal of A's row commits; then A's listening connection drops, the row is deleted
+     * by hand, and the listener is back before the renewal is recorded. The renewal must cover no
+     * write: A's next write registers again, so B's raise finds it and A hears of it.
+     */
+    @Test
+    void aRowWriteUnderWayWhenTheListenerWasLostCoversNoWriteAfterItListensAgain() throws Exception {
+        FenceInstance a = instance();
+        FenceInstance b = instance();
+        a.holdAt(claim(5));
+        // Written under since its row was last written: the sweep renews it once little send time is left.
+        a.finish(((FenceDecision.Admitted) a.write(claim(5))).claim());
+        clock.advance(Duration.ofMillis(1_500));
+        long lossesBefore = a.fences.listenerLosses();
+        a.afterRowsWritten.set(() -> {
+            try {
+                sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database()"
+                        + " AND pid <> pg_backend_pid() AND query = 'SELECT 1'");
+                await().atMost(Duration.ofSeconds(5)).until(() -> a.fences.listenerLosses() > lossesBefore);
+                sql("DELETE FROM " + schema + ".fence_inflight WHERE instance = '" + a.id + "'");
+                await().atMost(Duration.ofSeconds(5)).until(a.fences::hearsRaises);
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        a.fences.reconcile();
+        assertThat(a.afterRowsWritten.get()).as("the renewal ran").isNull();
+
+        FenceDecision.Admitted next = (FenceDecision.Admitted) a.write(claim(5));
+        a.finish(next.claim());
+        assertThat(rowsOf(a)).as("A's next write registered again").isEqualTo(1);
+
+        FenceDecision raised = b.write(claim(6));
+        if (raised instanceof FenceDecision.Admitted admitted) {
+            b.finish(admitted.claim());
+        }
+        FenceDecision late = a.write(claim(5));
+        if (late instanceof FenceDecision.Admitted admitted) {
+            a.finish(admitted.claim());
+        }
+        assertThat(late).as("A's write at 5 once B raised to 6").isNotInstanceOf(FenceDecision.Admitted.class);
+    }
+
+    private static long rowsOf(FenceInstance instance) throws SQLException {
+        var server = TestPostgres.server();
+        try (Connection connection = DriverManager.getConnection(server.url(), server.user(), server.password());
+             Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery(
+                     "SELECT count(*) FROM " + schema + ".fence_inflight WHERE instance = '" + instance.id + "'")) {
+            rows.next();
+            return rows.getLong(1);
+        }
+    }
+
+    private FenceInstance instance() {
+        FenceInstance instance = new FenceInstance(database, clock, HeldFencesTest.TIMING, 100, true);
+        instances.add(instance);
+        return instance;
+    }
+
+    private FenceClaim claim(long token) {
+        return new FenceClaim(key, new FencingToken(token), Optional.empty());
+    }
+
+    private static void sql(String... statements) throws SQLException {
+        var server = TestPostgres.server();
+        try (Connection connection = DriverManager.getConnection(server.url(), server.user(), server.password());
+             Statement statement = connection.createStatement()) {
+            for (String sql : statements) {
+                statement.execute(sql);
+            }
+        }
+    }
+}
