@@ -52,7 +52,7 @@ final class DemoCommand implements Callable<Integer> {
         try (server;
              LocalPostgres postgres = server.createDatabase("fencegate_demo_");
              MemoryObjectStore store = MemoryObjectStore.start(MemoryObjectStore.Options.loopback())) {
-            say("database: " + postgres.description());
+            say("using " + postgres.description());
             GatewayConfig config = new GatewayConfig(new HostPort("127.0.0.1", 0), new HostPort("127.0.0.1", 0),
                     URI.create("http://127.0.0.1:" + store.port()),
                     new DatabaseConfig(postgres.url(), "fencegate_demo", postgres.user(), postgres.password(), 4, Duration.ofSeconds(2)),

@@ -91,7 +91,7 @@ public final class SignCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--key-file: missing (expected the file holding the signing key,"
                         + " or the gateway's --token-key-file)");
             }
-            signatures = new TokenSignatures(new SafetyConfig(false, false, 100_000, file).tokenKey().orElseThrow());
+            signatures = new TokenSignatures(keyFrom(file));
             // Read as the gateway reads the header, so no spelling it refuses (08, +8) is signed.
             FencingHeaders.TokenParse parsed = FencingHeaders.token(List.of(token));
             if (parsed instanceof FencingHeaders.TokenParse.Refused refused) {
@@ -142,5 +142,17 @@ public final class SignCommand implements Callable<Integer> {
                 : Optional.ofNullable(settings.uri(Setting.UPSTREAM).getHost());
         ScopeConfig scopes = new ScopeConfig(settings.text(Setting.SCOPES), ScopeConfig.refuses(settings.text(Setting.UNSCOPED_WRITES)));
         return GatewayServer.claimRules(limits, upstreamHost, scopes, Optional.empty());
+    }
+
+    /** The key in {@code file}, read as the gateway reads its own; a bad one is named by the flag that gave it. */
+    private byte[] keyFrom(String file) {
+        try {
+            return new SafetyConfig(false, false, 100_000, file).tokenKey().orElseThrow();
+        } catch (IllegalArgumentException e) {
+            if (keyFile == null) {
+                throw e;
+            }
+            throw new IllegalArgumentException(e.getMessage().replaceFirst("^--token-key-file:", "--key-file:"), e);
+        }
     }
 }

@@ -142,7 +142,9 @@ public final class PostgresLeaseStore implements LeaseStore {
             }
             return result;
         } catch (SQLException e) {
-            throw new LeaseStoreException("could not " + what + ": " + e.getMessage(), e);
+            // 42P01: no leases table in the schema the data source names.
+            String hint = "42P01".equals(e.getSQLState()) ? " (create it with PostgresLeaseStore.migrate(dataSource, schema) first)" : "";
+            throw new LeaseStoreException("could not " + what + ": " + e.getMessage() + hint, e);
         }
     }
 }

@@ -39,6 +39,14 @@ class PostgresLeaseStoreTest extends LeaseStoreContract {
     }
 
     @Test
+    void aSchemaWithoutTheLeasesTableSaysToMigrateIt() {
+        String schema = TestDatabase.newSchema("unmigrated");
+        DataSource unmigrated = PostgresLeaseStore.dataSource(TestDatabase.URL, "postgres", "", schema, Duration.ofSeconds(5));
+        assertThatThrownBy(() -> new PostgresLeaseStore(unmigrated).acquire(name(), "worker-a", LONG))
+                .isInstanceOf(LeaseStoreException.class).hasMessageContaining("PostgresLeaseStore.migrate(dataSource, schema) first");
+    }
+
+    @Test
     void anUnreachableDatabaseIsALeaseStoreException() {
         DataSource nowhere = PostgresLeaseStore.dataSource("jdbc:postgresql://127.0.0.1:1/none", "postgres", "", "x",
                 Duration.ofSeconds(1));

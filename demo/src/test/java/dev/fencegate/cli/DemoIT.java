@@ -21,7 +21,7 @@ class DemoIT {
     void theDemoRefusesTheStaleWriteAndNamesTheReusedToken() throws Exception {
         String printed = runDemo("--db-url", TEST_DB_URL);
 
-        assertThat(printed).contains("database: ").contains("-> 412").contains("stale-token")
+        assertThat(printed).contains("using database ").contains("-> 412").contains("stale-token")
                 .contains("store still holds: \"B's report\"");
         if (RedisLeaseStore.available()) {
             assertThat(printed).contains("reused-token").contains("with the same token");
@@ -32,7 +32,7 @@ class DemoIT {
     void withNoPostgresAnsweringTheDemoRunsOnADurableEmbeddedOneAFreshWriteLandsAndAStaleOneIsRefused() throws Exception {
         String printed = runDemo("--db-url", "jdbc:postgresql://127.0.0.1:1/postgres");
 
-        assertThat(printed).contains("database: database fencegate_demo_")
+        assertThat(printed).contains("using database fencegate_demo_")
                 .contains("embedded PostgreSQL").contains("fsync on, synchronous_commit on")
                 .contains("none answered at jdbc:postgresql://127.0.0.1:1/postgres");
         assertThat(printed).containsPattern("B writes with token 2 +-> 20[0-9]")

@@ -147,6 +147,17 @@ class SignCommandTest {
     }
 
     @Test
+    void aBadKeyIsNamedByTheFlagThatGaveIt() throws IOException {
+        Path shortKey = Files.writeString(dir.resolve("short.key"), "too short\n");
+        assertThat(run(Map.of(), "--key-file", shortKey.toString(), "--resource", "/b/k", "--token", "2")).isEqualTo(2);
+        assertThat(err.toString()).startsWith("--key-file: '" + shortKey + "'");
+
+        reset();
+        assertThat(run(Map.of("FENCEGATE_TOKEN_KEY_FILE", shortKey.toString()), "--resource", "/b/k", "--token", "2")).isEqualTo(2);
+        assertThat(err.toString()).startsWith("--token-key-file: '" + shortKey + "'");
+    }
+
+    @Test
     void signIsASubcommandThatReadsTheGatewaysSettings() {
         CommandLine sign = Fencegate.commandLine().getSubcommands().get("sign");
         assertThat(sign.getCommandSpec().findOption("--scopes")).isNotNull();
