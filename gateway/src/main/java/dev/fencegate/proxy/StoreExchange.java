@@ -27,6 +27,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -56,8 +57,15 @@ final class StoreExchange {
     private final Listener listener;
     private final AfterStore afterStore;
     private final SendWindow window;
+    /**
+     * The body is aws-chunked: a store that decodes it (S3Proxy) applies the object once it has read
+     * the data the request declares, before the request's end, so cutting the request short after
+     * body bytes went out does not keep it from being applied.
+     */
+    private final boolean appliedBeforeItsEnd;
     private Channel store;
     private boolean sentToStore;
+    private boolean bodySent;
     private ScheduledFuture<?> deadline;
     private boolean requestComplete;
     private boolean responseStarted;
@@ -104,6 +112,24 @@ final class StoreExchange {
         this.listener = listener;
         this.afterStore = afterStore;
         this.window = window;
+        this.appliedBeforeItsEnd = awsChunked(request.headers());
+    }
+
+    /** Whether a store may read the body as aws-chunked: any of the headers S3 stores decide it by. */
+    static boolean awsChunked(HttpHeaders headers) {
+        String payload = headers.get("x-amz-content-sha256");
+        if (payload != null && payload.regionMatches(true, 0, "STREAMING-", 0, "STREAMING-".length())) {
+            return true;
+        }
+        if (headers.contains("x-amz-decoded-content-length")) {
+            return true;
+        }
+        for (String coding : headers.getAll(HttpHeaderNames.CONTENT_ENCODING)) {
+            if (coding.toLowerCase(Locale.ROOT).contains("aws-chunked")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The store's own URLs in the answer get the client's host back. Call before {@link #start}. */
@@ -177,6 +203,7 @@ final class StoreExchange {
             ((LastHttpContent) content).trailingHeaders().clear();
         }
         headUnflushed = false;
+        bodySent |= content.content().isReadable();
         if (last && socketFull()) {
             holdEnd((LastHttpContent) content);
             return;
@@ -449,10 +476,17 @@ final class StoreExchange {
     /**
      * The write's window closed before all of it went out (this process paused, the client was
      * slow, or renewals failed): the store connection is closed without finishing the request, so
-     * the store never applies it, and the outcome is known.
+     * the store never applies it, and the outcome is known; unless the body is aws-chunked and some
+     * of it went out, which a store may apply from the data it has (the outcome is then unknown).
      */
     private void expire() {
-        fail(Outcome.ADMISSION_EXPIRED, "the write's admission expired before it was fully sent to the store", true);
+        if (appliedBeforeItsEnd && bodySent) {
+            fail(Outcome.ADMISSION_EXPIRED, "the write's admission expired before it was fully sent to the store;"
+                    + " its body is aws-chunked, which a store may apply from the data it already has", false);
+            return;
+        }
+        fail(Outcome.ADMISSION_EXPIRED, "the write's admission expired before it was fully sent to the store;"
+                + " the store connection was cut before the request ended, so the store does not apply it", true);
     }
 
     /** A failure after bytes went to the store leaves its outcome unknown: it may still apply them. */

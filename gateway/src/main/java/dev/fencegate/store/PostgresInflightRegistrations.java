@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -74,6 +75,13 @@ public final class PostgresInflightRegistrations implements RegistrationRows {
                 while (row.next()) {
                     written.add(new Written(new ResourceKey(row.getString(1)), row.getLong(2), row.getLong(3)));
                 }
+            }
+            SQLWarning warning = upsert.getWarnings();
+            if (warning != null) {
+                // A cancelled wait for the synchronous standbys: on the primary only, so not written as far as
+                // a failover goes; committed all the same, so the rows are in doubt like a lost answer's.
+                throw unavailable(minTokens, new SQLException("the commit is not confirmed durable: " + warning.getMessage(),
+                        warning.getSQLState(), warning), true);
             }
             return written;
         } catch (SQLException e) {
