@@ -27,6 +27,9 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -63,9 +66,10 @@ final class StoreExchange {
      * body bytes went out does not keep it from being applied.
      */
     private final boolean appliedBeforeItsEnd;
+    /** Where an aws-chunked body's data is whole; null for any other body. */
+    private final AwsChunkedData awsData;
     private Channel store;
     private boolean sentToStore;
-    private boolean bodySent;
     private ScheduledFuture<?> deadline;
     private boolean requestComplete;
     private boolean responseStarted;
@@ -90,8 +94,12 @@ final class StoreExchange {
     private StoreHost storeHost;
     /** Set when the store's answer must be checked whole before the client sees any of it. */
     private CheckedAnswer checkedAnswer;
-    /** The request's end, held back until what was written before it has gone to the kernel. */
-    private LastHttpContent heldEnd;
+    /**
+     * Held back until what was written before it has gone to the kernel: the body from the byte
+     * the store applies the write on (its last byte; for an aws-chunked body, its data's last),
+     * then whatever came after it.
+     */
+    private final ArrayDeque<HttpContent> held = new ArrayDeque<>();
 
     /** Told once when the exchange ends, whether the store's outcome is known. */
     interface AfterStore {
@@ -113,6 +121,7 @@ final class StoreExchange {
         this.afterStore = afterStore;
         this.window = window;
         this.appliedBeforeItsEnd = awsChunked(request.headers());
+        this.awsData = appliedBeforeItsEnd ? AwsChunkedData.declaring(request.headers().get("x-amz-decoded-content-length")) : null;
     }
 
     /** Whether a store may read the body as aws-chunked: any of the headers S3 stores decide it by. */
@@ -191,6 +200,11 @@ final class StoreExchange {
             content.release();
             return;
         }
+        if (!held.isEmpty()) {
+            // Came in the same read as what is held: it follows it out.
+            held.add(content);
+            return;
+        }
         if (window.closed()) {
             content.release();
             expire();
@@ -203,9 +217,12 @@ final class StoreExchange {
             ((LastHttpContent) content).trailingHeaders().clear();
         }
         headUnflushed = false;
-        bodySent |= content.content().isReadable();
-        if (last && socketFull()) {
-            holdEnd((LastHttpContent) content);
+        int decisive = awsData == null ? -1 : awsData.wholeAt(content.content());
+        if (decisive < 0 && last) {
+            decisive = Math.max(0, content.content().readableBytes() - 1);
+        }
+        if (decisive >= 0 && socketFull()) {
+            holdFrom(content, decisive);
             return;
         }
         ChannelFuture written = store.writeAndFlush(content);
@@ -236,40 +253,56 @@ final class StoreExchange {
     /**
      * The window is checked as a chunk is handed to the connection, but a chunk queued behind a
      * full socket leaves when the socket drains, and the event loop flushes it before it runs its
-     * timers, so after a pause of this process (a long GC, a stalled VM) the request's end would go
-     * out unchecked, after its registration expired and a higher token went ahead. So under
-     * backpressure the end is held: all of it but its last byte (for a chunked body, the final
-     * empty chunk) is written now, and the rest only once everything before it has gone to the
-     * kernel, after the window is checked again. The store applies nothing before that byte.
+     * timers, so after a pause of this process (a long GC, a stalled VM) the byte the store applies
+     * the write on would go out unchecked, after its registration expired and a higher token went
+     * ahead. So under backpressure the chunk holding that byte (the request's last; for an
+     * aws-chunked body, the last of its data, which S3Proxy applies on) is written only up to it,
+     * and the rest only once everything before it has gone to the kernel, after the window is
+     * checked again. The store applies nothing before that byte.
      */
-    private void holdEnd(LastHttpContent end) {
-        if (end.content().readableBytes() > 1) {
-            int body = end.content().readableBytes() - 1;
-            store.write(new DefaultHttpContent(end.content().readRetainedSlice(body)));
+    private void holdFrom(HttpContent content, int decisive) {
+        if (decisive > 0) {
+            store.write(new DefaultHttpContent(content.content().readRetainedSlice(decisive)));
         }
-        heldEnd = end;
-        store.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(flushed -> store.eventLoop().execute(this::sendHeldEnd));
+        held.add(content);
+        store.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(flushed -> store.eventLoop().execute(this::sendHeld));
     }
 
-    private void sendHeldEnd() {
-        LastHttpContent end = heldEnd;
-        heldEnd = null;
-        if (end == null) {
+    private void sendHeld() {
+        HttpContent first = held.poll();
+        if (first == null) {
             return;
         }
         if (finished || responseComplete) {
-            // Answered already (its answer may still be under its check): the end has nowhere to go.
-            end.release();
+            // Answered already (its answer may still be under its check): the rest has nowhere to go.
+            first.release();
+            releaseHeld();
             return;
         }
         if (window.closed()) {
-            end.release();
+            first.release();
+            releaseHeld();
             expire();
             return;
         }
-        ChannelFuture written = store.writeAndFlush(end);
+        ChannelFuture written = store.writeAndFlush(first);
         failIfSentLate(written);
-        ended(written);
+        if (first instanceof LastHttpContent) {
+            ended(written);
+            return;
+        }
+        if (held.isEmpty()) {
+            if (store.isWritable()) {
+                readClient();
+            } else {
+                clientReadPending = true;
+            }
+            return;
+        }
+        // What came after it in the same read goes as it would have, in order, each chunk checked.
+        List<HttpContent> after = new ArrayList<>(held);
+        held.clear();
+        after.forEach(this::onClientContent);
     }
 
     /**
@@ -288,10 +321,10 @@ final class StoreExchange {
         }
     }
 
-    private void releaseHeldEnd() {
-        if (heldEnd != null) {
-            heldEnd.release();
-            heldEnd = null;
+    private void releaseHeld() {
+        HttpContent content;
+        while ((content = held.poll()) != null) {
+            content.release();
         }
     }
 
@@ -426,7 +459,7 @@ final class StoreExchange {
         if (!finished) {
             finished = true;
             releaseCheckedAnswer();
-            releaseHeldEnd();
+            releaseHeld();
             afterStore.ended(!sentToStore);
             cancelDeadline();
             if (store != null) {
@@ -443,7 +476,7 @@ final class StoreExchange {
 
     /** True while the body is being relayed and the gateway is waiting on the client for more. */
     boolean awaitingClientBody() {
-        return store != null && !requestComplete && !clientReadPending && !finished && heldEnd == null;
+        return store != null && !requestComplete && !clientReadPending && !finished && held.isEmpty();
     }
 
     /** The store's status code, once its answer started; 0 before. */
@@ -457,7 +490,7 @@ final class StoreExchange {
 
     private void complete() {
         finished = true;
-        releaseHeldEnd();
+        releaseHeld();
         releaseCheckedAnswer();
         afterStore.ended(true);
         cancelDeadline();
@@ -480,7 +513,7 @@ final class StoreExchange {
      * of it went out, which a store may apply from the data it has (the outcome is then unknown).
      */
     private void expire() {
-        if (appliedBeforeItsEnd && bodySent) {
+        if (appliedBeforeItsEnd && sentToStore) {
             fail(Outcome.ADMISSION_EXPIRED, "the write's admission expired before it was fully sent to the store;"
                     + " its body is aws-chunked, which a store may apply from the data it already has", false);
             return;
@@ -497,7 +530,7 @@ final class StoreExchange {
     private void fail(Outcome outcome, String detail, boolean outcomeKnown) {
         finished = true;
         releaseCheckedAnswer();
-        releaseHeldEnd();
+        releaseHeld();
         afterStore.ended(outcomeKnown);
         cancelDeadline();
         if (store != null) {

@@ -7,6 +7,7 @@ import dev.fencegate.config.DatabaseConfig;
 import dev.fencegate.config.SafetyConfig;
 import dev.fencegate.demo.AppliedWrite;
 import dev.fencegate.demo.MemoryObjectStore;
+import dev.fencegate.s3.S3Store;
 import dev.fencegate.testing.GatewayHarness;
 import dev.fencegate.testing.NoNettyLeaks;
 import dev.fencegate.testing.RawHttp;
@@ -17,11 +18,15 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
 import java.lang.reflect.Field;
 import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -82,6 +87,73 @@ class StalledEventLoopIT {
             List<String> tokens = store.appliedTo(path).stream().map(AppliedWrite::fencingToken).toList();
             assertThat(tokens).as("the stalled write never lands after the new one").containsExactly("6");
         }
+    }
+
+    /**
+     * The same stall, with the body aws-chunked as the AWS SDK sends it, to S3Proxy, which applies
+     * the object on the last byte of its declared data, before the final chunk and trailer: that
+     * byte, not only the request's last, must not go out after the stall.
+     */
+    @Test
+    void theLastDataByteOfAnAwsChunkedWriteQueuedBehindAFullStoreSocketIsNotSentAfterAStallPastItsRegistration()
+            throws Exception {
+        DatabaseConfig direct = TestPostgres.config(TestPostgres.newSchema("stalled_loop_chunked"));
+        String path = "/stalled/object";
+        try (TcpRelay database = TcpRelay.toJdbc(direct.url());
+             S3Store store = S3Store.anonymous(null);
+             StoreLink valve = StoreLink.held(store.port())) {
+            store.createBucket("stalled");
+            DatabaseConfig relayed = new DatabaseConfig(database.jdbcUrl(direct.url()),
+                    direct.schema(), direct.user(), direct.password(), direct.poolSize(), direct.checkTimeout());
+            CountDownLatch resume = new CountDownLatch(1);
+            try (Gateway stalled = Gateway.start(GatewayHarness.config(URI.create("http://127.0.0.1:" + valve.port()), relayed,
+                         Duration.ofSeconds(2), Duration.ofSeconds(60), SafetyConfig.defaults()));
+                 Gateway other = Gateway.start(GatewayHarness.config(URI.create("http://127.0.0.1:" + store.port()), direct,
+                         Duration.ofSeconds(2)));
+                 RawHttp worker = RawHttp.connect(stalled.port())) {
+                worker.timeout(30_000);
+                worker.send(awsChunkedPut(path, 5, BODY_BYTES));
+                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> PausedGatewayIT.fence(direct, path) == 5);
+                Thread.sleep(500); // the whole body is read and handed to the store connection
+
+                database.cut();
+                try {
+                    for (EventExecutor loop : eventLoops(stalled)) {
+                        loop.execute(() -> awaitQuietly(resume));
+                    }
+                    HttpResponse<String> newer = PausedGatewayIT.putUntilAnswered(other.port(), path, 6);
+                    assertThat(newer.statusCode()).as(newer.body()).isIn(200, 201, 204);
+
+                    valve.open();
+                    Thread.sleep(300); // the kernel's share of the old write reaches the store
+                } finally {
+                    resume.countDown();
+                }
+                String answer = worker.readResponse();
+                assertThat(RawHttp.status(answer)).as(answer).isGreaterThanOrEqualTo(500);
+            }
+            Thread.sleep(500);
+            assertThat(store.object("stalled", "object").map(held -> held.length() > 20 ? held.substring(0, 20) + "..." : held))
+                    .as("the stalled write never lands after the new one").hasValue("token 6");
+        }
+    }
+
+    /** A PUT with an aws-chunked body of {@code bytes} bytes of data in 64 KiB chunks and a CRC32 trailer, as the AWS SDK sends it. */
+    private static String awsChunkedPut(String path, long token, int bytes) {
+        String data = Long.toString(token).repeat(bytes);
+        StringBuilder body = new StringBuilder();
+        for (int at = 0; at < bytes; at += 64 * 1024) {
+            String chunk = data.substring(at, Math.min(bytes, at + 64 * 1024));
+            body.append(Integer.toHexString(chunk.length())).append("\r\n").append(chunk).append("\r\n");
+        }
+        CRC32 crc = new CRC32();
+        crc.update(data.getBytes(StandardCharsets.US_ASCII));
+        String checksum = Base64.getEncoder().encodeToString(ByteBuffer.allocate(4).putInt((int) crc.getValue()).array());
+        body.append("0\r\nx-amz-checksum-crc32:").append(checksum).append("\r\n\r\n");
+        return "PUT " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nFencing-Token: " + token + "\r\n"
+                + "x-amz-content-sha256: STREAMING-UNSIGNED-PAYLOAD-TRAILER\r\nContent-Encoding: aws-chunked\r\n"
+                + "x-amz-decoded-content-length: " + bytes + "\r\nx-amz-trailer: x-amz-checksum-crc32\r\n"
+                + "Content-Length: " + body.length() + "\r\n\r\n" + body;
     }
 
     private static Iterable<EventExecutor> eventLoops(Gateway gateway) throws ReflectiveOperationException {

@@ -1,0 +1,97 @@
+package dev.fencegate.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencegate.testing.SeededCases;
+import dev.fencegate.testing.SeededCases.Gen;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Where an aws-chunked body's data is whole, however the body is cut into reads. */
+class AwsChunkedDataTest {
+
+    /** A body, what it declares, and the offset of the byte its data is whole on (-1: none). */
+    record Body(String text, String declared, int wholeAt) {
+    }
+
+    static final List<Body> BODIES = List.of(
+            // S3Proxy applies the object on the last declared data byte: the final chunk and trailer may never come.
+            new Body("a\r\nSTALE00060\r\n0\r\nx-amz-checksum-crc32:fboHiA==\r\n\r\n", "10", 12),
+            new Body("5;chunk-signature=ab12\r\nhello\r\n5;chunk-signature=cd34\r\nworld\r\n0;chunk-signature=ef\r\n\r\n", "10",
+                    "5;chunk-signature=ab12\r\nhello\r\n5;chunk-signature=cd34\r\nworl".length()),
+            new Body("0005\r\nhello\r\n5\r\nworld\r\n0\r\n\r\n", "10", "0005\r\nhello\r\n5\r\nworl".length()),
+            new Body("A\r\n0123456789\r\n0\r\n\r\n", "10", 12),
+            // Nothing declared: the zero-size chunk's line ends the data.
+            new Body("5\r\nhello\r\n0\r\n\r\n", null, "5\r\nhello\r\n0\r".length()),
+            new Body("5\r\nhello\r\n0\r\n\r\n", "not a length", "5\r\nhello\r\n0\r".length()),
+            // Fewer bytes than declared: the zero-size chunk ends them first.
+            new Body("5\r\nhello\r\n0\r\n\r\n", "99", "5\r\nhello\r\n0\r".length()),
+            // Bare LF ends a line for a lenient store.
+            new Body("3\nabc\n0\n\n", "3", 4),
+            // An empty object: whole on its first byte.
+            new Body("0\r\n\r\n", "0", 0),
+            // Not aws-chunked after all: no such byte, the request's last stands in.
+            new Body("hello world", "11", -1),
+            new Body("\r\n5\r\nhello\r\n0\r\n\r\n", "5", -1));
+
+    static Stream<Arguments> bodies() {
+        return BODIES.stream().map(body -> Arguments.of(Named.of(body.text().replace("\r", "\\r").replace("\n", "\\n"), body)));
+    }
+
+    @ParameterizedTest
+    @MethodSource("bodies")
+    void theDataIsWholeOnTheLastDeclaredByteOrTheZeroSizeChunksLine(Body body) {
+        assertThat(wholeAt(body, List.of(body.text().length()))).isEqualTo(body.wholeAt());
+    }
+
+    /** One body cut into reads at random places. */
+    record Cut(Body body, List<Integer> reads) {
+        static Cut generate(Gen gen) {
+            Body body = gen.pick(BODIES);
+            List<Integer> reads = new ArrayList<>();
+            for (int left = body.text().length(); left > 0; ) {
+                int read = gen.intBetween(1, Math.min(left, 8));
+                reads.add(read);
+                left -= read;
+            }
+            return new Cut(body, reads);
+        }
+    }
+
+    static Stream<Named<Cut>> cuts() {
+        return SeededCases.cases("aws-chunked-reads", 500, Cut::generate);
+    }
+
+    @ParameterizedTest
+    @MethodSource("cuts")
+    void theByteIsTheSameHoweverTheBodyIsCutIntoReads(Cut cut) {
+        assertThat(wholeAt(cut.body(), cut.reads())).isEqualTo(cut.body().wholeAt());
+    }
+
+    /** Feeds the body read by read; the offset in the whole body of the byte found, -1 if none. */
+    private static int wholeAt(Body body, List<Integer> reads) {
+        AwsChunkedData data = AwsChunkedData.declaring(body.declared());
+        byte[] bytes = body.text().getBytes(StandardCharsets.US_ASCII);
+        int offset = 0;
+        int found = -1;
+        for (int read : reads) {
+            ByteBuf buffer = Unpooled.wrappedBuffer(bytes, offset, read);
+            int at = data.wholeAt(buffer);
+            assertThat(buffer.readerIndex()).as("indexes untouched").isZero();
+            if (at >= 0) {
+                assertThat(found).as("found once").isEqualTo(-1);
+                found = offset + at;
+            }
+            offset += read;
+        }
+        return found;
+    }
+}
