@@ -98,6 +98,9 @@ public final class FenceAdmission {
             FenceDecision decision = judged.get(i);
             if (decision instanceof FenceDecision.Draining draining && draining.expiredHolder()) {
                 decision = afterExpiredHolder(draining);
+                if (decision instanceof FenceDecision.Admitted admitted) {
+                    decision = guardAgainstRegression(admitted);
+                }
             } else {
                 if (!(decision instanceof FenceDecision.Unavailable)) {
                     noneExpired.add(claims.get(i).resource());

@@ -28,6 +28,8 @@ class FenceAdmissionTest {
     private final List<ResourceKey> withdrawn = new ArrayList<>();
     /** Every batch fails before anything is sent, as with no connection to be had. */
     private boolean storeDown;
+    /** Admitted claims are judged as waiting on another instance's expired row instead. */
+    private boolean expiredRowElsewhere;
     private final RegistrationRows rows = new RegistrationRows() {
         @Override
         public List<Written> write(Map<ResourceKey, Long> minTokens, Duration length) {
@@ -171,6 +173,22 @@ class FenceAdmissionTest {
     }
 
     @Test
+    void aFenceTheStoreLostIsRefusedAlsoWhenTheClaimWaitedOnAnotherInstancesExpiredRow() throws InterruptedException {
+        FenceAdmission admission = admission();
+        assertThat(admission.attempt(claim(10))).isInstanceOf(FenceDecision.Admitted.class);
+        store = new InMemoryFenceStore(); // the database failed over to a copy that never saw token 10 ...
+        store.admit(claim(5));
+        expiredRowElsewhere = true; // ... and holds another instance's expired row for the resource
+
+        assertThat(admission.attempt(claim(7))).as("the expired row's grace begins").isInstanceOf(FenceDecision.Draining.class);
+        Thread.sleep(1_400);
+        FenceDecision decision = admission.attempt(claim(7));
+
+        assertThat(decision).isInstanceOf(FenceDecision.Stale.class);
+        assertThat(regressions).containsExactly(claim(7));
+    }
+
+    @Test
     void aTokenBelowOneThisInstanceAdmittedIsStaleWithoutAskingTheStore() {
         FenceAdmission admission = admission();
         admission.attempt(claim(8));
@@ -207,6 +225,11 @@ class FenceAdmissionTest {
                 throw new FenceStoreUnavailableException("no connection to the fence store");
             }
             List<FenceDecision> decisions = FenceStore.super.admitAll(claims, registration);
+            if (expiredRowElsewhere) {
+                decisions.replaceAll(decision -> decision instanceof FenceDecision.Admitted admitted
+                        ? new FenceDecision.Draining(admitted.claim(), store.read(admitted.claim().resource()).orElseThrow(), true)
+                        : decision);
+            }
             Runnable then = afterJudged;
             afterJudged = () -> { };
             then.run();
