@@ -13,6 +13,7 @@
 # GATEWAY_JAR (default gateway/target/fencegate.jar), PERF (1: a system-wide `perf record -g` of each
 # window into the log folder, perf-<n>-<workload>.data).
 set -euo pipefail
+case ${1:-} in -h | --help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 
 cd "$(dirname "$0")/.."
 workloads=("$@")

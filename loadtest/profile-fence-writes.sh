@@ -10,6 +10,7 @@
 # PORT_BASE (19580: store, gateway, admin), OUT (default loadtest/reports/profile-<timestamp>),
 # GATEWAY_JAR (default gateway/target/fencegate.jar; another build to compare with).
 set -euo pipefail
+case ${1:-} in -h | --help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 
 workloads=("$@")

@@ -8,6 +8,7 @@
 # CONNECTIONS (32), PORT_BASE (19690: store, gateway, admin), DB_HOST (127.0.0.1), DB_PORT (5432),
 # GATEWAY_JAR (default gateway/target/fencegate.jar).
 set -euo pipefail
+case ${1:-} in -h | --help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 workload=${1:-new-objects}
 runs=${RUNS:-10} run=${RUN:-6} pause=${PAUSE:-5} connections=${CONNECTIONS:-32}

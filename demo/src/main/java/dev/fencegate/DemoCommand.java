@@ -28,7 +28,7 @@ final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--db-url", defaultValue = "${env:FENCEGATE_DB_URL:-jdbc:postgresql://127.0.0.1:5432/postgres}",
             description = "PostgreSQL server to use (the demo works in a database of its own and drops it); "
-                    + "an embedded one starts if none answers (default ${DEFAULT-VALUE}).")
+                    + "an embedded one starts if none answers (env FENCEGATE_DB_URL; default ${DEFAULT-VALUE}).")
     String dbUrl;
 
     @Option(names = "--db-user", defaultValue = "${env:FENCEGATE_DB_USER:-postgres}",

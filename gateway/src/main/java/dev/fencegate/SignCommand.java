@@ -44,7 +44,7 @@ public final class SignCommand implements Callable<Integer> {
     @Mixin
     GatewayOptions options;
 
-    @Option(names = "--key-file", description = "The file holding the shared signing key (default: the gateway's --token-key-file).")
+    @Option(names = "--key-file", paramLabel = "FILE", description = "The file holding the shared signing key (default: the gateway's --token-key-file).")
     String keyFile;
 
     @Option(names = "--resource", required = true, paramLabel = "PATH",
@@ -54,7 +54,7 @@ public final class SignCommand implements Callable<Integer> {
     @Option(names = "--host", paramLabel = "HOST", description = "The Host header the write sends; under s3-virtual-host it may name the bucket.")
     String host;
 
-    @Option(names = "--token", required = true, description = "The fencing token granted, spelt as the Fencing-Token header carries it.")
+    @Option(names = "--token", required = true, paramLabel = "N", description = "The fencing token granted, spelt as the Fencing-Token header carries it.")
     String token;
 
     @Spec

@@ -58,7 +58,7 @@ public final class GatewayOptions {
         flag(Setting.DB_PASSWORD, value);
     }
 
-    @Option(names = "--db-pool-size", paramLabel = "N", description = "Fence-check threads, each with a database connection: at most this many batches at once, a second starting only beside a batch that has run 5 ms; two more connections serve notices and registrations (env FENCEGATE_DB_POOL_SIZE; default 2)")
+    @Option(names = "--db-pool-size", paramLabel = "N", description = "Fence-check threads, each with a database connection: at most this many batches at once, a second starting only beside a batch that has run 5 ms; two more connections serve notices and registrations (env FENCEGATE_DB_POOL_SIZE; default 2).")
     void dbPoolSize(String value) {
         flag(Setting.DB_POOL_SIZE, value);
     }
