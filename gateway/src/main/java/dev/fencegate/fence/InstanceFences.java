@@ -74,10 +74,12 @@ public final class InstanceFences {
     private boolean listenerConfirmed;
     private long listenerLosses;
     /**
-     * Times the listener's connection was found gone, confirmed or not. A row write under way
-     * across one may have been undone meanwhile (a row deleted by hand) with nobody to hear it.
+     * Times a listening connection was lost, confirmed or not. A row write under way across one may
+     * have been undone meanwhile (a row deleted by hand) with nobody to hear it.
      */
     private long listenerDrops;
+    /** The listener's connection has run LISTEN and has not been lost since. */
+    private boolean listening;
 
     private static final class HeldSlot {
         private HeldFence fence;
@@ -310,10 +312,10 @@ public final class InstanceFences {
             } else if (decision instanceof FenceDecision.Stale stale) {
                 endHoldsBelow(claim.resource(), stale.current().token().value());
                 // The next stale token refused from memory names this fence, not a lower one admitted here.
-                remembered.raisedTo(claim.resource(), stale.current().token().value());
+                remembered.readAt(claim.resource(), stale.current().token().value());
             } else if (decision instanceof FenceDecision.Reused reused) {
                 endHoldsBelow(claim.resource(), reused.current().token().value());
-                remembered.raisedTo(claim.resource(), reused.current().token().value());
+                remembered.readAt(claim.resource(), reused.current().token().value());
             } else if (decision instanceof FenceDecision.Unavailable) {
                 held.remove(claim.resource());
             }
@@ -430,6 +432,13 @@ public final class InstanceFences {
         }
     }
 
+    /** The listener's connection has run LISTEN: a change made from now on is announced to it. */
+    public void listenerListening() {
+        synchronized (lock) {
+            listening = true;
+        }
+    }
+
     /** Every notice sent before {@code sinceNanos} (this owner's clock) has been delivered. */
     public void listenerConfirmed(long sinceNanos) {
         synchronized (lock) {
@@ -441,20 +450,27 @@ public final class InstanceFences {
     /**
      * The listener's connection is gone: raises may go unheard until it is back, and the
      * database may have changed under it (a restart, a failover, a row deleted by hand that
-     * nobody here heard of), so every write admitted here so far stops going out, and no lease
-     * covers a new claim until its row is written again, by a write that started after this:
-     * a raise finds only the instances whose rows it can see.
+     * nobody here heard of), so no lease covers a new claim until its row is written again, and
+     * when a listening connection was lost, every write admitted here so far stops going out, and
+     * a row write under way then covers nothing: a raise finds only the instances whose rows it
+     * can see. Called again for every attempt to listen that fails, which changes nothing more.
      */
     public void listenerLost() {
         synchronized (lock) {
             if (listenerConfirmed) {
                 listenerLosses++;
             }
-            listenerDrops++;
+            boolean wasListening = listening;
+            listening = false;
+            if (wasListening) {
+                listenerDrops++;
+            }
             listenerConfirmed = false;
             held.clear();
             leases.values().forEach(lease -> {
-                lease.revokeAll();
+                if (wasListening) {
+                    lease.revokeAll();
+                }
                 lease.unconfirmed = true;
                 lease.learnedOnly = false;
             });

@@ -70,6 +70,18 @@ public final class RememberedFences {
         }
     }
 
+    /**
+     * A refusal read the fence of {@code resource} at {@code token}: kept where this instance
+     * already remembers the resource, so its next refusal from memory names it. Adds no resource:
+     * a flood of stale writes to others must not push out the ones this instance admitted.
+     */
+    public synchronized void readAt(ResourceKey resource, long token) {
+        Long before = highest.get(resource);
+        if (before != null && token > before) {
+            highest.put(resource, token);
+        }
+    }
+
     private static long cost(ResourceKey resource) {
         return resource.value().length() + (long) ENTRY_BYTES;
     }

@@ -126,9 +126,10 @@ final class StoreExchange {
 
     /** Whether a store may read the body as aws-chunked: any of the headers S3 stores decide it by. */
     static boolean awsChunked(HttpHeaders headers) {
-        String payload = headers.get("x-amz-content-sha256");
-        if (payload != null && payload.regionMatches(true, 0, "STREAMING-", 0, "STREAMING-".length())) {
-            return true;
+        for (String payload : headers.getAll("x-amz-content-sha256")) {
+            if (payload.strip().regionMatches(true, 0, "STREAMING-", 0, "STREAMING-".length())) {
+                return true;
+            }
         }
         if (headers.contains("x-amz-decoded-content-length")) {
             return true;

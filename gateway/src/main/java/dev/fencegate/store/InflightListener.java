@@ -85,6 +85,7 @@ public final class InflightListener implements AutoCloseable {
                 statement.execute("LISTEN " + CHANNEL);
                 statement.execute("LISTEN " + ROW_REMOVED_CHANNEL);
                 statement.execute("LISTEN " + probeChannel);
+                fences.listenerListening();
                 listen(statement, connection.unwrap(PGConnection.class));
             } catch (SQLException | RuntimeException e) {
                 fences.listenerLost();

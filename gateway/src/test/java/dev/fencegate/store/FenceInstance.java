@@ -64,6 +64,12 @@ final class FenceInstance implements AutoCloseable {
     private final FenceChecker checker;
 
     FenceInstance(FenceDatabase database, FakeClock clock, LeaseTiming timing, int remembered, boolean listening) {
+        this(database, clock, timing, remembered, listening, database.dataSource());
+    }
+
+    /** With the listener's connections from {@code listenerSource}. */
+    FenceInstance(FenceDatabase database, FakeClock clock, LeaseTiming timing, int remembered, boolean listening,
+                  javax.sql.DataSource listenerSource) {
         PostgresInflightRegistrations postgresRows = new PostgresInflightRegistrations(database.dataSource(), id);
         RegistrationRows rows = new RegistrationRows() {
             @Override
@@ -138,7 +144,7 @@ final class FenceInstance implements AutoCloseable {
         admission = new FenceAdmission(counted, fences, memory, claim -> { });
         checker = new FenceChecker(admission, fences, 2, Duration.ofMillis(5), 64, Duration.ofSeconds(2), Duration.ofMillis(100),
                 Duration.ofMillis(100), Optional::empty, () -> "test pool");
-        listener = listening ? new InflightListener(database.dataSource(), fences, memory, id).start() : null;
+        listener = listening ? new InflightListener(listenerSource, fences, memory, id).start() : null;
     }
 
     /** Writes at {@code claim} until a write at it is admitted from the held fence. */

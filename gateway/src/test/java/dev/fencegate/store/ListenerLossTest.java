@@ -8,16 +8,21 @@ import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.testing.TestPostgres;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -119,6 +124,50 @@ class ListenerLossTest {
             a.finish(admitted.claim());
         }
         assertThat(late).as("A's write at 5 once B raised to 6").isNotInstanceOf(FenceDecision.Admitted.class);
+    }
+
+    /**
+     * The listener's connection drops and cannot be replaced (new connections refused) while the
+     * fence checks' connections work: a write the database admits meanwhile is not revoked by the
+     * listener's next failed attempts, as nothing was raised or changed.
+     */
+    @Test
+    void aWriteAdmittedWhileTheListenerCannotReconnectIsNotRevokedByItsFailedAttempts() throws Exception {
+        AtomicBoolean refuse = new AtomicBoolean();
+        AtomicInteger refused = new AtomicInteger();
+        DataSource real = database.dataSource();
+        DataSource refusing = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection") && refuse.get()) {
+                        refused.incrementAndGet();
+                        throw new SQLTransientConnectionException("FATAL: sorry, too many clients already");
+                    }
+                    try {
+                        return method.invoke(real, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        FenceInstance a = new FenceInstance(database, clock, HeldFencesTest.TIMING, 100, true, refusing);
+        instances.add(a);
+        a.awaitListener();
+        refuse.set(true);
+        sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database()"
+                + " AND pid <> pg_backend_pid() AND query = 'SELECT 1'");
+        await().atMost(Duration.ofSeconds(5)).until(() -> !a.fences.hearsRaises() && refused.get() >= 1);
+
+        // A pool connection killed with the listener's may answer one batch with a lost connection first.
+        FenceDecision decision = a.write(claim(5));
+        if (decision instanceof FenceDecision.Unavailable) {
+            decision = a.write(claim(5));
+        }
+        FenceDecision.Admitted admitted = (FenceDecision.Admitted) decision;
+        int attempts = refused.get();
+        await().atMost(Duration.ofSeconds(5)).until(() -> refused.get() >= attempts + 2);
+
+        assertThat(admitted.window().closed()).as("closed by failed attempts to listen again").isFalse();
+        a.finish(admitted.claim());
+        refuse.set(false);
     }
 
     private static long rowsOf(FenceInstance instance) throws SQLException {
