@@ -99,7 +99,7 @@ final class StoreExchange {
      * the store applies the write on (its last byte; for an aws-chunked body, its data's last),
      * then whatever came after it.
      */
-    private final ArrayDeque<HttpContent> held = new ArrayDeque<>();
+    private final ArrayDeque<HttpContent> held = new ArrayDeque<>(2);
 
     /** Told once when the exchange ends, whether the store's outcome is known. */
     interface AfterStore {
@@ -126,6 +126,10 @@ final class StoreExchange {
 
     /** Whether a store may read the body as aws-chunked: any of the headers S3 stores decide it by. */
     static boolean awsChunked(HttpHeaders headers) {
+        if (!headers.contains("x-amz-content-sha256") && !headers.contains("x-amz-decoded-content-length")
+                && !headers.contains(HttpHeaderNames.CONTENT_ENCODING)) {
+            return false;
+        }
         for (String payload : headers.getAll("x-amz-content-sha256")) {
             if (payload.strip().regionMatches(true, 0, "STREAMING-", 0, "STREAMING-".length())) {
                 return true;
