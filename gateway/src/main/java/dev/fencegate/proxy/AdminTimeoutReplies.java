@@ -2,6 +2,7 @@ package dev.fencegate.proxy;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
@@ -57,7 +58,13 @@ final class AdminTimeoutReplies extends ChannelDuplexHandler {
             timeout.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
                     .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
             HttpUtil.setContentLength(timeout, timeout.content().readableBytes());
-            ctx.writeAndFlush(timeout).addListener(ChannelFutureListener.CLOSE);
+            ChannelFuture written = ctx.writeAndFlush(timeout);
+            if (event == HeadDeadline.EXPIRED) {
+                // A head still trickling in: a byte arriving after a plain close would reset the connection and take the 408 with it.
+                LingeringClose.after(written);
+            } else {
+                written.addListener(ChannelFutureListener.CLOSE);
+            }
         }
     }
 

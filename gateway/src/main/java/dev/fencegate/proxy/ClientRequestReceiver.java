@@ -412,6 +412,15 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
      * Closed with a body still coming, it lingers ({@link LingeringClose}) unless the request was hostile.
      */
     private void answer(Problem problem, boolean close) {
+        answer(problem, close, false);
+    }
+
+    /**
+     * {@code headComing}: the answer cuts off a head still trickling in, which lingers as a body
+     * still coming does: a byte arriving after a plain close would reset the connection and take
+     * the answer with it.
+     */
+    private void answer(Problem problem, boolean close, boolean headComing) {
         (record == null ? runtime.record("UNKNOWN", "/") : record).answered(problem.outcome());
         dropHeldBody();
         boolean bodyUnread = state == State.AWAITING_REQUEST || state == State.CHECKING_FENCE;
@@ -420,7 +429,7 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
                 && (bodyEnded || bodyUnread && discardable(request));
         state = keep ? State.DISCARDING_BODY : State.CLOSING;
         // A refused request whose body is still coming: its client may be sending it yet, and must still read the answer.
-        boolean lingering = !keep && !close && request != null && !bodyEnded;
+        boolean lingering = !keep && !close && (request != null && !bodyEnded || headComing);
         Replies.problem(ctx, problem, !keep, lingering, errorFormat, request == null ? "/" : request.uri());
         if (keep && bodyEnded) {
             awaitNextRequest();
@@ -489,7 +498,7 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter implement
             onIdle();
         } else if (event == HeadDeadline.EXPIRED) {
             if (state == State.AWAITING_REQUEST) {
-                refuse(Problem.of(Outcome.REQUEST_TIMEOUT, "no complete request head within the head timeout"));
+                answer(Problem.of(Outcome.REQUEST_TIMEOUT, "no complete request head within the head timeout"), false, true);
             }
         } else {
             ctx.fireUserEventTriggered(event);

@@ -129,6 +129,28 @@ class HeadDeadlineIT {
         }
     }
 
+    /**
+     * A client that goes on trickling its head after the 408 was sent still reads the 408: the
+     * gateway drops what comes after its answer rather than reset the connection on it.
+     */
+    @Test
+    void aHeadStillTricklingInAfterItsDeadlineStillReadsIts408() throws Exception {
+        for (int port : new int[] {gateway.port(), gateway.gateway.adminPort()}) {
+            try (Socket socket = new Socket("127.0.0.1", port)) {
+                socket.setSoTimeout(8_000);
+                trickleUntilAnswered(socket);
+                OutputStream out = socket.getOutputStream();
+                for (int i = 0; i < 5; i++) {
+                    out.write('x');
+                    out.flush();
+                    Thread.sleep(100);
+                }
+                String response = readResponse(socket.getInputStream());
+                assertThat(RawHttp.status(response)).as(response).isEqualTo(408);
+            }
+        }
+    }
+
     private static void assertTrickledHeadCutOff(int port) throws Exception {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.setSoTimeout(8_000);
