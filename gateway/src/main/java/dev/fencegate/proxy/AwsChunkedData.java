@@ -3,17 +3,22 @@ package dev.fencegate.proxy;
 import io.netty.buffer.ByteBuf;
 
 /**
- * Follows an aws-chunked body ({@code hex-size[;extension]CRLF data CRLF ... 0CRLF trailers CRLF})
- * on its way to the store, to find the first byte on which a store decoding it can take the object
- * as whole, before the request ends: the last byte of the data the request declares
+ * Follows an aws-chunked body on its way to the store, to find the first byte to hold back behind
+ * a full socket: the one on which a store decoding the body may take the object as whole, before
+ * the request ends. For a body in the canonical form ({@code 1*8HEXDIG [";" extension] CRLF data
+ * CRLF}, ..., a zero-size chunk) that is the last byte of the data the request declares
  * ({@code x-amz-decoded-content-length}; S3Proxy applies the object there), or the end of the
- * line of the zero-size chunk, whichever comes first. Lenient where a store may be (a bare LF ends
- * a line): it errs towards finding the byte early. A body it cannot follow has no such byte; its
- * request's last byte stands in for it.
+ * zero-size chunk's line, whichever comes first. Stores read other forms too, each its own way
+ * (S3Proxy takes a signed size, drops what follows a chunk's data up to the CRLF, and ends lines
+ * only at CRLF), so where a body leaves the canonical form nothing is known of where a store takes
+ * its data as whole: from that byte on, all of it is held back.
  */
 final class AwsChunkedData {
 
-    private enum State { SIZE, EXTENSION, DATA, DATA_END, DONE }
+    private enum State { SIZE, EXTENSION, SIZE_LF, DATA, DATA_CR, DATA_LF, WHOLE, LOST }
+
+    /** More hex digits than this make a size no store takes as a chunk's (S3Proxy's is an int). */
+    private static final int MOST_DIGITS = 7;
 
     /** Declared data length, or -1 when the request does not say. */
     private final long declared;
@@ -42,16 +47,20 @@ final class AwsChunkedData {
 
     /**
      * Reads {@code body}'s readable bytes, which follow those read before, without moving its
-     * indexes: the offset from its reader index of the byte the data is whole on, if it is among
-     * them; -1 otherwise, and for every buffer after the one that held it.
+     * indexes: the offset from its reader index of the first byte to hold back, if it is among
+     * them, else -1. Once the data was whole, -1 for every later buffer; once the body left the
+     * canonical form, 0 for every later one with bytes.
      */
     int wholeAt(ByteBuf body) {
-        if (state == State.DONE) {
+        if (state == State.WHOLE || !body.isReadable()) {
             return -1;
         }
-        if (declared == 0 && data == 0 && state == State.SIZE && digits == 0 && body.isReadable()) {
+        if (state == State.LOST) {
+            return 0;
+        }
+        if (declared == 0 && data == 0 && state == State.SIZE && digits == 0) {
             // Nothing declared: a store may take the object as whole on the body's first byte.
-            state = State.DONE;
+            state = State.WHOLE;
             return 0;
         }
         int start = body.readerIndex();
@@ -61,49 +70,62 @@ final class AwsChunkedData {
             switch (state) {
                 case SIZE -> {
                     int digit = Character.digit(b, 16);
-                    if (digit >= 0 && digits < 15) {
+                    if (digit >= 0 && digits < MOST_DIGITS) {
                         size = size * 16 + digit;
                         digits++;
                     } else if (b == ';' && digits > 0) {
                         state = State.EXTENSION;
                     } else if (b == '\r' && digits > 0) {
-                        state = State.EXTENSION;
-                    } else if (b == '\n' && digits > 0) {
-                        if (sizeLineEnded()) {
-                            return i - start;
-                        }
+                        state = State.SIZE_LF;
                     } else {
-                        state = State.DONE;
-                        return -1;
+                        return lost(i - start);
                     }
                 }
                 case EXTENSION -> {
-                    if (b == '\n' && sizeLineEnded()) {
+                    if (b == '\r') {
+                        state = State.SIZE_LF;
+                    } else if (b == '\n') {
+                        return lost(i - start);
+                    }
+                }
+                case SIZE_LF -> {
+                    if (b != '\n') {
+                        return lost(i - start);
+                    }
+                    if (size == 0) {
+                        // The zero-size chunk's line: the data is whole here whatever was declared.
+                        state = State.WHOLE;
                         return i - start;
                     }
+                    chunkLeft = size;
+                    state = State.DATA;
                 }
                 case DATA -> {
                     int take = (int) Math.min(chunkLeft, end - i);
                     if (declared > 0 && data + take >= declared) {
-                        state = State.DONE;
+                        state = State.WHOLE;
                         return (int) (i + (declared - data) - 1 - start);
                     }
                     data += take;
                     chunkLeft -= take;
                     i += take - 1;
                     if (chunkLeft == 0) {
-                        state = State.DATA_END;
+                        state = State.DATA_CR;
                     }
                 }
-                case DATA_END -> {
-                    if (b == '\n') {
-                        state = State.SIZE;
-                        size = 0;
-                        digits = 0;
-                    } else if (b != '\r') {
-                        state = State.DONE;
-                        return -1;
+                case DATA_CR -> {
+                    if (b != '\r') {
+                        return lost(i - start);
                     }
+                    state = State.DATA_LF;
+                }
+                case DATA_LF -> {
+                    if (b != '\n') {
+                        return lost(i - start);
+                    }
+                    state = State.SIZE;
+                    size = 0;
+                    digits = 0;
                 }
                 default -> {
                     return -1;
@@ -113,14 +135,9 @@ final class AwsChunkedData {
         return -1;
     }
 
-    /** A size line ended: true when it was the zero-size chunk's, the data's end. */
-    private boolean sizeLineEnded() {
-        if (size == 0) {
-            state = State.DONE;
-            return true;
-        }
-        chunkLeft = size;
-        state = State.DATA;
-        return false;
+    /** The body left the canonical form at {@code offset}: held back from there on. */
+    private int lost(int offset) {
+        state = State.LOST;
+        return offset;
     }
 }

@@ -29,6 +29,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -89,13 +91,33 @@ class StalledEventLoopIT {
         }
     }
 
+    /** aws-chunked bodies S3Proxy applies on the last declared data byte: canonical, and in forms only some stores read. */
+    enum Chunking {
+        CANONICAL,
+        /** S3Proxy takes a signed size. */
+        PLUS_SIGN,
+        /** S3Proxy takes any number of leading zeros. */
+        SIXTEEN_DIGITS,
+        /** S3Proxy drops whatever follows a chunk's data up to the CRLF. */
+        TEXT_AFTER_DATA,
+        /** S3Proxy ends a line only at CRLF. */
+        LF_IN_EXTENSION,
+        /**
+         * Read as canonical, the line S3Proxy drops after the first chunk's data would be a chunk of
+         * its own, and the count of data bytes would fall behind S3Proxy's: to a byte in an extra
+         * chunk, behind a long extension, that S3Proxy never reads.
+         */
+        DROPPED_LINE_AS_A_CHUNK
+    }
+
     /**
-     * The same stall, with the body aws-chunked as the AWS SDK sends it, to S3Proxy, which applies
-     * the object on the last byte of its declared data, before the final chunk and trailer: that
-     * byte, not only the request's last, must not go out after the stall.
+     * The same stall, with the body aws-chunked as the AWS SDK sends it (and in forms S3Proxy reads
+     * too), to S3Proxy, which applies the object on the last byte of its declared data, before the
+     * final chunk and trailer: that byte, not only the request's last, must not go out after the stall.
      */
-    @Test
-    void theLastDataByteOfAnAwsChunkedWriteQueuedBehindAFullStoreSocketIsNotSentAfterAStallPastItsRegistration()
+    @ParameterizedTest
+    @EnumSource(Chunking.class)
+    void theLastDataByteOfAnAwsChunkedWriteQueuedBehindAFullStoreSocketIsNotSentAfterAStallPastItsRegistration(Chunking chunking)
             throws Exception {
         DatabaseConfig direct = TestPostgres.config(TestPostgres.newSchema("stalled_loop_chunked"));
         String path = "/stalled/object";
@@ -112,7 +134,7 @@ class StalledEventLoopIT {
                          Duration.ofSeconds(2)));
                  RawHttp worker = RawHttp.connect(stalled.port())) {
                 worker.timeout(30_000);
-                worker.send(awsChunkedPut(path, 5, BODY_BYTES));
+                worker.send(awsChunkedPut(path, 5, BODY_BYTES, chunking));
                 Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> PausedGatewayIT.fence(direct, path) == 5);
                 Thread.sleep(500); // the whole body is read and handed to the store connection
 
@@ -138,18 +160,48 @@ class StalledEventLoopIT {
         }
     }
 
-    /** A PUT with an aws-chunked body of {@code bytes} bytes of data in 64 KiB chunks and a CRC32 trailer, as the AWS SDK sends it. */
-    private static String awsChunkedPut(String path, long token, int bytes) {
+    /**
+     * A PUT of {@code bytes} bytes of data, aws-chunked in 64 KiB chunks with a CRC32 trailer as
+     * the AWS SDK sends it, its first chunk spelt as {@code chunking} says; 100 trailer lines S3Proxy
+     * reads only after it applied the object put the data's end well before the request's.
+     */
+    private static String awsChunkedPut(String path, long token, int bytes, Chunking chunking) {
         String data = Long.toString(token).repeat(bytes);
         StringBuilder body = new StringBuilder();
-        for (int at = 0; at < bytes; at += 64 * 1024) {
-            String chunk = data.substring(at, Math.min(bytes, at + 64 * 1024));
-            body.append(Integer.toHexString(chunk.length())).append("\r\n").append(chunk).append("\r\n");
+        String rest = data;
+        if (chunking == Chunking.DROPPED_LINE_AS_A_CHUNK) {
+            // S3Proxy: 5 bytes, drops "\n3", then 7 bytes "\r\n2\r\nZZ"; read as canonical: 5 bytes, 3, then 2.
+            body.append("5\r\n").append(data, 0, 5).append("\n3\r\n7\r\n\r\n2\r\nZZ\r\n");
+            rest = data.substring(12);
+            data = data.substring(0, 5) + "\r\n2\r\nZZ" + rest;
+        }
+        for (int at = 0; at < rest.length(); at += 64 * 1024) {
+            String chunk = rest.substring(at, Math.min(rest.length(), at + 64 * 1024));
+            String size = Integer.toHexString(chunk.length());
+            String sizeLine = size + "\r\n";
+            String after = "\r\n";
+            if (at == 0) {
+                switch (chunking) {
+                    case PLUS_SIGN -> sizeLine = "+" + size + "\r\n";
+                    case SIXTEEN_DIGITS -> sizeLine = "0".repeat(16 - size.length()) + size + "\r\n";
+                    case TEXT_AFTER_DATA -> after = "x\r\n";
+                    case LF_IN_EXTENSION -> sizeLine = size + ";a\nb\r\n";
+                    default -> { }
+                }
+            }
+            body.append(sizeLine).append(chunk).append(after);
+        }
+        if (chunking == Chunking.DROPPED_LINE_AS_A_CHUNK) {
+            body.append("4;").append("e".repeat(256 * 1024)).append("\r\nMORE\r\n");
         }
         CRC32 crc = new CRC32();
         crc.update(data.getBytes(StandardCharsets.US_ASCII));
         String checksum = Base64.getEncoder().encodeToString(ByteBuffer.allocate(4).putInt((int) crc.getValue()).array());
-        body.append("0\r\nx-amz-checksum-crc32:").append(checksum).append("\r\n\r\n");
+        body.append("0\r\n");
+        for (int i = 0; i < 100; i++) {
+            body.append("x-amz-meta-pad").append(i).append(':').append("p".repeat(4000)).append("\r\n");
+        }
+        body.append("x-amz-checksum-crc32:").append(checksum).append("\r\n\r\n");
         return "PUT " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nFencing-Token: " + token + "\r\n"
                 + "x-amz-content-sha256: STREAMING-UNSIGNED-PAYLOAD-TRAILER\r\nContent-Encoding: aws-chunked\r\n"
                 + "x-amz-decoded-content-length: " + bytes + "\r\nx-amz-trailer: x-amz-checksum-crc32\r\n"
