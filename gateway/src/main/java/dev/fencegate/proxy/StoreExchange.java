@@ -62,8 +62,9 @@ final class StoreExchange {
     private final SendWindow window;
     /**
      * The body is aws-chunked: a store that decodes it (S3Proxy) applies the object once it has read
-     * the data the request declares, before the request's end, so cutting the request short after
-     * body bytes went out does not keep it from being applied.
+     * the data the request declares, before the request's end (and may take a declared length of 0
+     * as whole on the head), so cutting the request short once anything went out does not keep it
+     * from being applied.
      */
     private final boolean appliedBeforeItsEnd;
     /** Where an aws-chunked body's data is whole; null for any other body. */
@@ -514,8 +515,9 @@ final class StoreExchange {
     /**
      * The write's window closed before all of it went out (this process paused, the client was
      * slow, or renewals failed): the store connection is closed without finishing the request, so
-     * the store never applies it, and the outcome is known; unless the body is aws-chunked and some
-     * of it went out, which a store may apply from the data it has (the outcome is then unknown).
+     * the store never applies it, and the outcome is known; unless the body is aws-chunked and
+     * anything of the request went out, which a store may apply from what it has (the outcome is
+     * then unknown).
      */
     private void expire() {
         if (appliedBeforeItsEnd && sentToStore) {
