@@ -3,9 +3,12 @@ package dev.fencegate.proxy;
 import io.netty.buffer.ByteBuf;
 
 /**
- * Follows an aws-chunked body on its way to the store, to find the first byte to hold back behind
- * a full socket: the one on which a store decoding the body may take the object as whole, before
- * the request ends. For a body in the canonical form ({@code 1*8HEXDIG [";" extension] CRLF data
+ * Follows an aws-chunked body on its way to the store, to find the bytes to hold back behind a
+ * full socket: those on which a store may take the object as whole, before the request ends. A
+ * store that does not decode the body (S3Proxy reads it plain unless the first
+ * {@code x-amz-content-sha256} is one of the values it knows, spelt exactly) still takes the
+ * declared length of it: the object is whole on the body's byte of that number. For a store that
+ * decodes it, and a body in the canonical form ({@code 1*8HEXDIG [";" extension] CRLF data
  * CRLF}, ..., a zero-size chunk) that is the last byte of the data the request declares
  * ({@code x-amz-decoded-content-length}; S3Proxy applies the object there), or the end of the
  * zero-size chunk's line, whichever comes first. Stores read other forms too, each its own way
@@ -22,6 +25,8 @@ final class AwsChunkedData {
 
     /** Declared data length, or -1 when the request does not say. */
     private final long declared;
+    /** Bytes of the body read so far. */
+    private long raw;
     private long data;
     private State state = State.SIZE;
     private long size;
@@ -47,12 +52,26 @@ final class AwsChunkedData {
 
     /**
      * Reads {@code body}'s readable bytes, which follow those read before, without moving its
-     * indexes: the offset from its reader index of the first byte to hold back, if it is among
-     * them, else -1. Once the data was whole, -1 for every later buffer; once the body left the
-     * canonical form, 0 for every later one with bytes.
+     * indexes: the offset from its reader index of the first byte in them to hold back, else -1.
+     * Those after it in the same buffer are held back with it. Once the body left the canonical
+     * form, 0 for every later buffer with bytes.
      */
     int wholeAt(ByteBuf body) {
-        if (state == State.WHOLE || !body.isReadable()) {
+        if (!body.isReadable()) {
+            return -1;
+        }
+        int plain = -1;
+        if (declared > 0 && raw <= declared - 1 && declared - 1 < raw + body.readableBytes()) {
+            plain = (int) (declared - 1 - raw);
+        }
+        raw += body.readableBytes();
+        int decoded = decodedWholeAt(body);
+        return plain < 0 ? decoded : decoded < 0 ? plain : Math.min(plain, decoded);
+    }
+
+    /** As {@link #wholeAt}, for a store that decodes the body. */
+    private int decodedWholeAt(ByteBuf body) {
+        if (state == State.WHOLE) {
             return -1;
         }
         if (state == State.LOST) {

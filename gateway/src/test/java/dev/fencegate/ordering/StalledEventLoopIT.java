@@ -76,7 +76,12 @@ class StalledEventLoopIT {
          * its own, and the count of data bytes would fall behind S3Proxy's: to a byte in an extra
          * chunk, behind a long extension, that S3Proxy never reads.
          */
-        DROPPED_LINE_AS_A_CHUNK
+        DROPPED_LINE_AS_A_CHUNK,
+        /**
+         * Marked aws-chunked, but with an {@code x-amz-content-sha256} S3Proxy does not decode: it
+         * reads the body plain and takes its first declared-length bytes, size lines and all, as the object.
+         */
+        READ_PLAIN
     }
 
     /**
@@ -184,7 +189,8 @@ class StalledEventLoopIT {
         }
         body.append("x-amz-checksum-crc32:").append(checksum).append("\r\n\r\n");
         return "PUT " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nFencing-Token: " + token + "\r\n"
-                + "x-amz-content-sha256: STREAMING-UNSIGNED-PAYLOAD-TRAILER\r\nContent-Encoding: aws-chunked\r\n"
+                + "x-amz-content-sha256: " + (chunking == Chunking.READ_PLAIN ? "UNSIGNED-PAYLOAD" : "STREAMING-UNSIGNED-PAYLOAD-TRAILER")
+                + "\r\nContent-Encoding: aws-chunked\r\n"
                 + "x-amz-decoded-content-length: " + bytes + "\r\nx-amz-trailer: x-amz-checksum-crc32\r\n"
                 + "Content-Length: " + body.length() + "\r\n\r\n" + body;
     }
