@@ -8,7 +8,7 @@ import io.netty.buffer.ByteBuf;
  * store that does not decode the body (S3Proxy reads it plain unless the first
  * {@code x-amz-content-sha256} is one of the values it knows, spelt exactly) still takes the
  * declared length of it: the object is whole on the body's byte of that number. For a store that
- * decodes it, and a body in the canonical form ({@code 1*8HEXDIG [";" extension] CRLF data
+ * decodes it, and a body in the canonical form ({@code 1*7HEXDIG [";" extension] CRLF data
  * CRLF}, ..., a zero-size chunk) that is the last byte of the data the request declares
  * ({@code x-amz-decoded-content-length}; S3Proxy applies the object there), or the end of the
  * zero-size chunk's line, whichever comes first. Stores read other forms too, each its own way
