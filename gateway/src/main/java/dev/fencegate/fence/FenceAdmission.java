@@ -98,16 +98,11 @@ public final class FenceAdmission {
             FenceDecision decision = judged.get(i);
             if (decision instanceof FenceDecision.Draining draining && draining.expiredHolder()) {
                 decision = afterExpiredHolder(draining);
-                if (decision instanceof FenceDecision.Admitted admitted) {
-                    decision = guardAgainstRegression(admitted);
-                }
-            } else {
-                if (!(decision instanceof FenceDecision.Unavailable)) {
-                    noneExpired.add(claims.get(i).resource());
-                }
-                if (decision instanceof FenceDecision.Admitted admitted) {
-                    decision = guardAgainstRegression(admitted);
-                }
+            } else if (!(decision instanceof FenceDecision.Unavailable)) {
+                noneExpired.add(claims.get(i).resource());
+            }
+            if (decision instanceof FenceDecision.Admitted admitted) {
+                decision = guardAgainstRegression(admitted);
             }
             decisions.add(fences.settle(claims.get(i), decision, covered.get(i), remembered));
         }

@@ -98,9 +98,9 @@ final class StoreExchange {
     /**
      * Held back until what was written before it has gone to the kernel: the body from the byte
      * the store applies the write on (its last byte; for an aws-chunked body, its data's last),
-     * then whatever came after it.
+     * then whatever came after it. Made on the first hold: most writes never hold anything.
      */
-    private final ArrayDeque<HttpContent> held = new ArrayDeque<>(2);
+    private ArrayDeque<HttpContent> held;
 
     /** Told once when the exchange ends, whether the store's outcome is known. */
     interface AfterStore {
@@ -127,21 +127,22 @@ final class StoreExchange {
 
     /** Whether a store may read the body as aws-chunked: any of the headers S3 stores decide it by. */
     static boolean awsChunked(HttpHeaders headers) {
-        if (!headers.contains("x-amz-content-sha256") && !headers.contains("x-amz-decoded-content-length")
-                && !headers.contains(HttpHeaderNames.CONTENT_ENCODING)) {
-            return false;
-        }
-        for (String payload : headers.getAll("x-amz-content-sha256")) {
-            if (payload.strip().regionMatches(true, 0, "STREAMING-", 0, "STREAMING-".length())) {
-                return true;
-            }
-        }
         if (headers.contains("x-amz-decoded-content-length")) {
             return true;
         }
-        for (String coding : headers.getAll(HttpHeaderNames.CONTENT_ENCODING)) {
-            if (coding.toLowerCase(Locale.ROOT).contains("aws-chunked")) {
-                return true;
+        // Looked up before the values are listed: most requests carry neither header.
+        if (headers.contains("x-amz-content-sha256")) {
+            for (String payload : headers.getAll("x-amz-content-sha256")) {
+                if (payload.strip().regionMatches(true, 0, "STREAMING-", 0, "STREAMING-".length())) {
+                    return true;
+                }
+            }
+        }
+        if (headers.contains(HttpHeaderNames.CONTENT_ENCODING)) {
+            for (String coding : headers.getAll(HttpHeaderNames.CONTENT_ENCODING)) {
+                if (coding.toLowerCase(Locale.ROOT).contains("aws-chunked")) {
+                    return true;
+                }
             }
         }
         return false;
@@ -206,7 +207,7 @@ final class StoreExchange {
             content.release();
             return;
         }
-        if (!held.isEmpty()) {
+        if (holding()) {
             // Came in the same read as what is held: it follows it out.
             held.add(content);
             return;
@@ -270,12 +271,15 @@ final class StoreExchange {
         if (decisive > 0) {
             store.write(new DefaultHttpContent(content.content().readRetainedSlice(decisive)));
         }
+        if (held == null) {
+            held = new ArrayDeque<>(2);
+        }
         held.add(content);
         store.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(flushed -> store.eventLoop().execute(this::sendHeld));
     }
 
     private void sendHeld() {
-        HttpContent first = held.poll();
+        HttpContent first = held == null ? null : held.poll();
         if (first == null) {
             return;
         }
@@ -329,9 +333,13 @@ final class StoreExchange {
 
     private void releaseHeld() {
         HttpContent content;
-        while ((content = held.poll()) != null) {
+        while (held != null && (content = held.poll()) != null) {
             content.release();
         }
+    }
+
+    private boolean holding() {
+        return held != null && !held.isEmpty();
     }
 
     void onStoreWritable() {
@@ -482,7 +490,7 @@ final class StoreExchange {
 
     /** True while the body is being relayed and the gateway is waiting on the client for more. */
     boolean awaitingClientBody() {
-        return store != null && !requestComplete && !clientReadPending && !finished && held.isEmpty();
+        return store != null && !requestComplete && !clientReadPending && !finished && !holding();
     }
 
     /** The store's status code, once its answer started; 0 before. */
