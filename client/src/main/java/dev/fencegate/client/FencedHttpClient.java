@@ -6,6 +6,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -30,9 +31,18 @@ public final class FencedHttpClient {
     /**
      * @throws IllegalArgumentException when {@code http} follows redirects or answers
      *         authentication challenges: it would send a write again, with its token, without a
-     *         check of the lease, and a redirect to wherever the answer points
+     *         check of the lease, and a redirect to wherever the answer points; or when it has no
+     *         connect timeout below the lease's margin: a write is checked against the lease
+     *         before the client connects, and sent once it has, however long that took
      */
     public FencedHttpClient(HttpClient http, WriteFencing fencing) {
+        Duration margin = fencing.guard().margin();
+        if (http.connectTimeout().isEmpty() || http.connectTimeout().get().compareTo(margin) >= 0) {
+            throw new IllegalArgumentException("http: connect timeout " + http.connectTimeout().map(Duration::toString).orElse("none")
+                    + " (expected an HttpClient built with a connectTimeout below the lease's margin, " + margin + ": a write"
+                    + " checked against the lease goes out once its connection is made, and one made later than that"
+                    + " would send it after the lease ran out)");
+        }
         if (http.followRedirects() != HttpClient.Redirect.NEVER) {
             throw new IllegalArgumentException("http: follows redirects (" + http.followRedirects() + "); a redirected"
                     + " write would be sent again, token included, without a check of the lease and to wherever the"

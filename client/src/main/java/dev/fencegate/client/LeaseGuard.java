@@ -1,5 +1,6 @@
 package dev.fencegate.client;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -40,6 +41,11 @@ public final class LeaseGuard {
 
     public Lease lease() {
         return lease;
+    }
+
+    /** How long before the deadline the guard gives up the lease. */
+    public Duration margin() {
+        return Duration.ofNanos(marginNanos);
     }
 
     /** True while not tripped and the local clock is more than the margin before the deadline. */

@@ -1,5 +1,6 @@
 package dev.fencegate.client;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.Connection;
@@ -36,6 +37,30 @@ class PostgresLeaseStoreTest extends LeaseStoreContract {
             assertThatThrownBy(() -> sql.executeUpdate("DELETE FROM leases WHERE name = '" + job + "'"))
                     .hasMessageContaining("never deleted");
         }
+    }
+
+    @Test
+    void theDatabaseRefusesToTruncateOrRenameALeaseAndKeepsRefusingInReplicaSessions() throws SQLException {
+        String job = name();
+        store().release(store().acquire(job, "worker-a", LONG).orElseThrow());
+        Lease second = store().acquire(job, "worker-a", LONG).orElseThrow();
+        try (Connection connection = database.getConnection(); Statement sql = connection.createStatement()) {
+            assertThatThrownBy(() -> sql.executeUpdate("TRUNCATE leases")).hasMessageContaining("never removed by TRUNCATE");
+            assertThatThrownBy(() -> sql.executeUpdate("UPDATE leases SET name = name || '-old' WHERE name = '" + job + "'"))
+                    .hasMessageContaining("cannot be renamed");
+            sql.execute("SET session_replication_role = replica");
+            try {
+                assertThatThrownBy(() -> sql.executeUpdate("DELETE FROM leases WHERE name = '" + job + "'"))
+                        .hasMessageContaining("never deleted");
+                assertThatThrownBy(() -> sql.executeUpdate("UPDATE leases SET token = 1 WHERE name = '" + job + "' AND token > 1"))
+                        .hasMessageContaining("cannot go down");
+                assertThatThrownBy(() -> sql.executeUpdate("TRUNCATE leases")).hasMessageContaining("never removed by TRUNCATE");
+            } finally {
+                sql.execute("RESET session_replication_role");
+            }
+        }
+        store().release(second);
+        assertThat(store().acquire(job, "worker-b", LONG).orElseThrow().token()).isEqualTo(3);
     }
 
     @Test

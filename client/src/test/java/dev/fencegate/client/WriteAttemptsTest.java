@@ -85,7 +85,7 @@ class WriteAttemptsTest {
     void aRefusedWriteThroughFencedHttpClientLeavesTheWorkersInterruptFlagAlone() throws Exception {
         try (FakeGateway gateway = new FakeGateway()) {
             gateway.fence.set(8);
-            HttpClient client = HttpClient.newHttpClient();
+            HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
             for (int i = 0; i < 20; i++) {
                 LeaseGuard fresh = new LeaseGuard(lease, LeaseTiming.of(lease.ttl()), clock, clock.nanos());
                 fresh.interruptOnLoss(Thread.currentThread());
@@ -104,11 +104,27 @@ class WriteAttemptsTest {
     /** A client that follows redirects or answers 401s would send the write again unchecked: it is refused. */
     @Test
     void aClientThatWouldSendAWriteAgainUncheckedIsRefused() {
-        assertThatThrownBy(() -> new FencedHttpClient(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).build(),
-                WriteFencing.of(guard))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Redirect.NEVER");
-        assertThatThrownBy(() -> new FencedHttpClient(HttpClient.newBuilder().authenticator(new Authenticator() { }).build(),
-                WriteFencing.of(guard))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Authenticator");
-        new FencedHttpClient(HttpClient.newHttpClient(), WriteFencing.of(guard));
+        assertThatThrownBy(() -> new FencedHttpClient(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1))
+                .followRedirects(HttpClient.Redirect.NORMAL).build(), WriteFencing.of(guard)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Redirect.NEVER");
+        assertThatThrownBy(() -> new FencedHttpClient(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1))
+                .authenticator(new Authenticator() { }).build(), WriteFencing.of(guard)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Authenticator");
+        new FencedHttpClient(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build(), WriteFencing.of(guard));
+    }
+
+    /**
+     * A write is checked against the lease before its connection is made and sent once it is: a
+     * client that may take longer to connect than the lease's margin (6 s of a 30 s lease here) could
+     * send it after the lease ran out, so it is refused.
+     */
+    @Test
+    void aClientThatMayConnectLaterThanTheLeasesMarginIsRefused() {
+        assertThatThrownBy(() -> new FencedHttpClient(HttpClient.newHttpClient(), WriteFencing.of(guard)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("connect timeout none");
+        assertThatThrownBy(() -> new FencedHttpClient(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(6)).build(),
+                WriteFencing.of(guard))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("below the lease's margin, PT6S");
+        new FencedHttpClient(HttpClient.newBuilder().connectTimeout(Duration.ofMillis(5_999)).build(), WriteFencing.of(guard));
     }
 
     private static void reply(HttpExchange exchange, int status, String body) throws IOException {

@@ -23,7 +23,9 @@ import java.util.function.Consumer;
 /** The two stories the product exists for, told against a running gateway and store. */
 public final class LeaseStories {
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    /** Connects within the demo's 200 ms lease margin, as FencedHttpClient requires. */
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofMillis(100)).build();
     private final int gatewayPort;
     private final MemoryObjectStore store;
     private final Consumer<String> say;

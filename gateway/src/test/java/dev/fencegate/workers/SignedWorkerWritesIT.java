@@ -52,7 +52,7 @@ class SignedWorkerWritesIT {
         Duration ttl = Duration.ofMinutes(1);
         Ticker clock = Ticker.system();
         LeaseGuard guard = new LeaseGuard(new Lease("report", "worker-" + token, token, ttl), LeaseTiming.of(ttl), clock, clock.nanos());
-        return new FencedHttpClient(HttpClient.newHttpClient(), WriteFencing.of(guard).signedWith(signature));
+        return new FencedHttpClient(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build(), WriteFencing.of(guard).signedWith(signature));
     }
 
     private static int put(FencedHttpClient worker, GatewayHarness gateway, String path) throws Exception {
