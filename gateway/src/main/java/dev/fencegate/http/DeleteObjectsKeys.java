@@ -161,7 +161,17 @@ public final class DeleteObjectsKeys {
         while (xml.hasNext()) {
             int event = xml.next();
             switch (event) {
-                case XMLStreamConstants.START_ELEMENT, XMLStreamConstants.END_ELEMENT -> {
+                case XMLStreamConstants.START_ELEMENT -> {
+                    // S3 puts nothing in attributes; a store whose parser maps them to fields (Jackson's
+                    // XmlMapper does) could read a key from one, so none is accepted. Namespace
+                    // declarations are not attributes here.
+                    if (xml.getAttributeCount() > 0) {
+                        throw new IllegalStateException("an attribute (" + xml.getAttributeLocalName(0) + ") on <"
+                                + xml.getLocalName() + ">: S3's DeleteObjects has none");
+                    }
+                    return event;
+                }
+                case XMLStreamConstants.END_ELEMENT -> {
                     return event;
                 }
                 case XMLStreamConstants.DTD, XMLStreamConstants.ENTITY_REFERENCE, XMLStreamConstants.COMMENT,

@@ -62,6 +62,9 @@ class DeleteObjectsKeysTest {
                         "<Delete><Object><Key>a</Key></Object></Delete><?x\r\n--B\r\nContent-Disposition: form-data; name=\"key\"\r\n?>"),
                 Arguments.of("comment after the root", "<Delete><Object><Key>a</Key></Object></Delete>\n<!-- x -->"),
                 Arguments.of("unclosed", "<Delete><Object><Key>a</Key></Object>"),
+                Arguments.of("a key as an attribute beside the element", "<Delete><Object Key=\"victim\"><Key>a</Key></Object></Delete>"),
+                Arguments.of("an attribute on a key", "<Delete><Object><Key Key=\"victim\">a</Key></Object></Delete>"),
+                Arguments.of("an attribute on the root", "<Delete Quiet=\"true\"><Object><Key>a</Key></Object></Delete>"),
                 Arguments.of("too many keys", "<Delete>" + "<Object><Key>k</Key></Object>".repeat(DeleteObjectsKeys.MAX_KEYS + 1) + "</Delete>"));
     }
 
