@@ -153,6 +153,11 @@ public final class FenceAdmission {
     public FenceDecision raise(ResourceKey resource, FencingToken token) {
         fences.raised(resource, token.value());
         FenceDecision decision = store.admit(new FenceClaim(resource, token, Optional.empty()));
+        if (decision instanceof FenceDecision.Draining draining && draining.expiredHolder()) {
+            // As for a write's raise: an instance that died (or lost its row) drains nothing once
+            // it has had the grace to hear of the raise; its rows go, or the raise never settles.
+            decision = afterExpiredHolder(draining);
+        }
         fences.raised(resource, token.value());
         if (decision instanceof FenceDecision.Admitted || decision instanceof FenceDecision.Draining) {
             // The fence is at the token now: a lower token is refused from memory naming it.

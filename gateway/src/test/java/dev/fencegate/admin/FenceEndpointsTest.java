@@ -127,6 +127,35 @@ class FenceEndpointsTest {
         assertThat(json(response).get("holder").asText()).as("an equal token keeps the holder").isEqualTo("w");
     }
 
+    /**
+     * A raise admitted once a dead instance's expired rows were removed finds the fence already at
+     * its token, raised by its own first statement: the answer and the audit name the fence it
+     * replaced, read just before, not "already there".
+     */
+    @Test
+    void aRaiseAdmittedOnceADeadInstancesRowsWereRemovedNamesTheFenceItReplaced() throws IOException {
+        FenceAdmin afterExpiredRows = new FenceAdmin() {
+            @Override
+            public Optional<Fence> read(ResourceKey resource) {
+                return Optional.of(new Fence(resource, new FencingToken(5), Optional.empty()));
+            }
+
+            @Override
+            public FenceDecision raise(ResourceKey resource, FencingToken token) {
+                return new FenceDecision.Admitted(new FenceClaim(resource, token, Optional.empty()), Optional.of(token));
+            }
+        };
+        AdminEndpoints endpoints = new AdminEndpoints(new Readiness(), registry, Optional.of(new FenceRoutes(afterExpiredRows,
+                AdminAuth.loopbackOnly(), ClaimRules.plain(), Duration.ofMillis(500))));
+
+        AdminResponse response = endpoints.handle(post(REPORT, "6", null));
+
+        assertThat(response.status()).isEqualTo(200);
+        assertThat(json(response).get("previous").asLong()).isEqualTo(5);
+        assertThat(audit.list).extracting(ILoggingEvent::getFormattedMessage)
+                .anySatisfy(line -> assertThat(line).contains("raised the fence of /reports/q1.csv from 5 to 6"));
+    }
+
     @Test
     void aMissingOrMalformedTokenIs400AndRaisesNothing() throws IOException {
         for (String bad : new String[] {null, "0", "-1", "+5", "07", "1e3", "9223372036854775808"}) {

@@ -30,6 +30,7 @@ class FenceAdmissionTest {
     private boolean storeDown;
     /** Admitted claims are judged as waiting on another instance's expired row instead. */
     private boolean expiredRowElsewhere;
+    private final List<ResourceKey> expiredRowsForgotten = new ArrayList<>();
     private final RegistrationRows rows = new RegistrationRows() {
         @Override
         public List<Written> write(Map<ResourceKey, Long> minTokens, Duration length) {
@@ -188,6 +189,27 @@ class FenceAdmissionTest {
         assertThat(regressions).containsExactly(claim(7));
     }
 
+    /**
+     * An operator's raise over a row another instance left to expire (it died) drains while that
+     * instance may still hold the fence, then removes its rows and is admitted, as a write's raise
+     * is: asked again, it no longer finds anything below it that could still be sent.
+     */
+    @Test
+    void aRaiseOverAnotherInstancesExpiredRowIsAdmittedOnceItsGraceIsServed() throws InterruptedException {
+        FenceAdmission admission = admission();
+        store.admit(claim(5));
+        expiredRowElsewhere = true;
+
+        assertThat(admission.raise(KEY, new FencingToken(6))).as("the expired row's grace begins")
+                .isInstanceOf(FenceDecision.Draining.class);
+        assertThat(expiredRowsForgotten).isEmpty();
+        Thread.sleep(InstanceFences.EXPIRED_HOLDER_GRACE.toMillis() + 150);
+
+        assertThat(admission.raise(KEY, new FencingToken(6))).isInstanceOf(FenceDecision.Admitted.class);
+        assertThat(expiredRowsForgotten).containsExactly(KEY);
+        assertThat(store.read(KEY)).map(fence -> fence.token().value()).hasValue(6L);
+    }
+
     @Test
     void aTokenBelowOneThisInstanceAdmittedIsStaleWithoutAskingTheStore() {
         FenceAdmission admission = admission();
@@ -216,7 +238,15 @@ class FenceAdmissionTest {
     private final class DelegatingStore implements FenceStore {
         @Override
         public FenceDecision admit(FenceClaim claim) {
-            return store.admit(claim);
+            FenceDecision decision = store.admit(claim);
+            return expiredRowElsewhere && decision instanceof FenceDecision.Admitted admitted
+                    ? new FenceDecision.Draining(claim, store.read(claim.resource()).orElseThrow(), true) : decision;
+        }
+
+        @Override
+        public void forgetExpiredRegistrations(ResourceKey resource) {
+            expiredRowsForgotten.add(resource);
+            expiredRowElsewhere = false;
         }
 
         @Override
