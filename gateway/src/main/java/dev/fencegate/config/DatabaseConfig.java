@@ -20,6 +20,11 @@ public record DatabaseConfig(String url, String schema, String user, String pass
         if (schema == null || !schema.matches("[a-z_][a-z0-9_]{0,62}")) {
             throw new IllegalArgumentException("--db-schema: '" + schema + "' (expected a lower-case SQL identifier)");
         }
+        if (schema.startsWith("pg_") || schema.equals("information_schema")) {
+            // PostgreSQL's own: a gateway there would never migrate, and never serve.
+            throw new IllegalArgumentException("--db-schema: '" + schema + "' (expected a schema of the gateway's own;"
+                    + " names beginning pg_, and information_schema, are PostgreSQL's)");
+        }
         if (poolSize < 1 || poolSize > 1_000) {
             throw new IllegalArgumentException("--db-pool-size: " + poolSize + " (expected 1 to 1000)");
         }
