@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A leases migration, once on main, is never edited: a database it was applied to would fail
  * Flyway's validation on every later version of the library. {@code released-checksums.txt}
- * records each one's checksum as Flyway computes it; a new migration adds its line.
+ * records each one's checksum and description as Flyway computes them; a new migration adds its line.
  */
 class ReleasedMigrationsTest {
 
@@ -25,26 +25,26 @@ class ReleasedMigrationsTest {
 
     @Test
     void noLeasesMigrationOnMainIsEverEditedAndEachIsRecorded() throws IOException, SQLException {
-        Map<String, Integer> recorded = new LinkedHashMap<>();
+        Map<String, String> recorded = new LinkedHashMap<>();
         for (String line : Files.readAllLines(RECORD)) {
             if (!line.isBlank() && !line.startsWith("#")) {
-                String[] fields = line.trim().split("\\s+");
-                recorded.put(fields[0], Integer.valueOf(fields[1]));
+                String[] fields = line.trim().split("\\s+", 2);
+                recorded.put(fields[0], fields[1]);
             }
         }
-        Map<String, Integer> applied = new LinkedHashMap<>();
+        Map<String, String> applied = new LinkedHashMap<>();
         DataSource database = TestDatabase.migrated("released_migrations");
         try (Connection connection = database.getConnection();
              Statement sql = connection.createStatement();
-             ResultSet row = sql.executeQuery("SELECT version, checksum FROM flyway_client_history"
+             ResultSet row = sql.executeQuery("SELECT version, checksum, description FROM flyway_client_history"
                      + " WHERE version IS NOT NULL ORDER BY installed_rank")) {
             while (row.next()) {
-                applied.put(row.getString(1), row.getInt(2));
+                applied.put(row.getString(1), row.getInt(2) + " " + row.getString(3));
             }
         }
 
-        assertThat(applied).as("checksums of the leases migrations, as Flyway computes them, against client/%s: a line"
-                + " whose checksum differs is a migration edited after it went out (write a new one instead); a version"
+        assertThat(applied).as("checksums and descriptions of the leases migrations, as Flyway computes them, against client/%s: a line"
+                + " that differs is a migration edited after it went out (write a new one instead); a version"
                 + " missing there is a new migration, whose line is to be added", RECORD).isEqualTo(recorded);
     }
 }

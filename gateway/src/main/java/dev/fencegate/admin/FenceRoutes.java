@@ -177,11 +177,10 @@ final class FenceRoutes {
 
     private AdminResponse raised(ResourceKey resource, FencingToken token, FenceDecision decision, Optional<FencingToken> before,
                                  String who, boolean draining) {
-        // The raise's own word where it has one; otherwise the fence read just before it. A raise
-        // admitted once an expired registration's rows were removed names the fence as it found
-        // it then, already at the token: the read before says what it replaced.
+        // The raise's own word where it has one; otherwise the fence read just before it (a raise
+        // admitted once an expired registration's rows were removed cannot say what it replaced).
         Optional<FencingToken> previous = decision instanceof FenceDecision.Admitted admitted
-                && !admitted.previous().equals(Optional.of(token)) ? admitted.previous() : before;
+                && admitted.previous().isPresent() ? admitted.previous() : before;
         boolean unchanged = previous.isPresent() && previous.get().equals(token);
         if (unchanged) {
             audit.info("admin {} asked to raise the fence of {} to {}; it was already there", who, resource, token);

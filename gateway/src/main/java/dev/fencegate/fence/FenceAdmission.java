@@ -119,7 +119,7 @@ public final class FenceAdmission {
      */
     private FenceDecision afterExpiredHolder(FenceDecision.Draining draining) {
         ResourceKey resource = draining.claim().resource();
-        if (fences.expiredHolderMayStillHold(resource)) {
+        if (fences.expiredHolderMayStillHold(resource, draining.claim().token().value())) {
             return draining;
         }
         try {
@@ -157,6 +157,10 @@ public final class FenceAdmission {
             // As for a write's raise: an instance that died (or lost its row) drains nothing once
             // it has had the grace to hear of the raise; its rows go, or the raise never settles.
             decision = afterExpiredHolder(draining);
+            if (decision instanceof FenceDecision.Admitted admitted) {
+                // The fence it found is the one this raise already wrote: what it replaced is not known here.
+                decision = new FenceDecision.Admitted(admitted.claim(), Optional.empty());
+            }
         }
         fences.raised(resource, token.value());
         if (decision instanceof FenceDecision.Admitted || decision instanceof FenceDecision.Draining) {

@@ -51,7 +51,7 @@ public final class InstanceFences {
     /** Dropping a slot also voids every fence read still under way for it. */
     private final Map<ResourceKey, HeldSlot> held = new HashMap<>();
     /** Until when a raise here waits for an instance whose row it found expired. */
-    private final Map<ResourceKey, Long> expiredHolderGrace = new HashMap<>();
+    private final Map<ResourceKey, ExpiredHolderGrace> expiredHolderGrace = new HashMap<>();
     /**
      * When a change made outside the gateways was last heard per resource: a row write that started
      * before it may have been undone by it (a row deleted or changed by hand after it was written).
@@ -83,6 +83,10 @@ public final class InstanceFences {
 
     private static final class HeldSlot {
         private HeldFence fence;
+    }
+
+    /** A grace for another instance's expired rows: until when, for the raise to which token. */
+    private record ExpiredHolderGrace(long untilNanos, long token) {
     }
 
     /**
@@ -361,19 +365,21 @@ public final class InstanceFences {
     }
 
     /**
-     * A raise found another instance's registration expired, not withdrawn: that instance may
-     * still hold the fence without knowing. True until it has had {@link #EXPIRED_HOLDER_GRACE}
-     * to hear of the raise, counted from the first time this instance found it.
+     * A raise to {@code token} found another instance's registration expired, not withdrawn: that
+     * instance may still hold the fence without knowing. True until it has had
+     * {@link #EXPIRED_HOLDER_GRACE} to hear of a raise to this token or higher, counted from the
+     * first time this instance found it for such a raise: a grace served for a lower raise does not
+     * cover a higher one, whose notice the other instance has not had the time to hear.
      */
-    boolean expiredHolderMayStillHold(ResourceKey resource) {
+    boolean expiredHolderMayStillHold(ResourceKey resource, long token) {
         long now = now();
         synchronized (lock) {
-            Long until = expiredHolderGrace.get(resource);
-            if (until == null) {
-                expiredHolderGrace.put(resource, now + EXPIRED_HOLDER_GRACE.toNanos());
+            ExpiredHolderGrace grace = expiredHolderGrace.get(resource);
+            if (grace == null || grace.token() < token) {
+                expiredHolderGrace.put(resource, new ExpiredHolderGrace(now + EXPIRED_HOLDER_GRACE.toNanos(), token));
                 return true;
             }
-            return now - until < 0;
+            return now - grace.untilNanos() < 0;
         }
     }
 
@@ -573,7 +579,7 @@ public final class InstanceFences {
             // When a resource went idle matters only to a lease on it: a claim that never got one
             // (its registration failed) leaves nothing behind.
             inflight.forgetIdleExcept(leases.keySet());
-            expiredHolderGrace.values().removeIf(until -> now - until > GRACE_MEMORY_NANOS);
+            expiredHolderGrace.values().removeIf(grace -> now - grace.untilNanos() > GRACE_MEMORY_NANOS);
             // A row write that started longer ago than a row lasts confirms a lease already past its send time.
             long remembered = Math.max(GRACE_MEMORY_NANOS, timing.rowNanos());
             outsideChanges.values().removeIf(heard -> now - heard > remembered);

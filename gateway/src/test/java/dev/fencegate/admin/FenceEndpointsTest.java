@@ -128,9 +128,9 @@ class FenceEndpointsTest {
     }
 
     /**
-     * A raise admitted once a dead instance's expired rows were removed finds the fence already at
-     * its token, raised by its own first statement: the answer and the audit name the fence it
-     * replaced, read just before, not "already there".
+     * A raise admitted once a dead instance's expired rows were removed cannot say what it
+     * replaced (its first statement already raised the fence): the answer and the audit name the
+     * fence read just before it, not "none".
      */
     @Test
     void aRaiseAdmittedOnceADeadInstancesRowsWereRemovedNamesTheFenceItReplaced() throws IOException {
@@ -142,7 +142,7 @@ class FenceEndpointsTest {
 
             @Override
             public FenceDecision raise(ResourceKey resource, FencingToken token) {
-                return new FenceDecision.Admitted(new FenceClaim(resource, token, Optional.empty()), Optional.of(token));
+                return new FenceDecision.Admitted(new FenceClaim(resource, token, Optional.empty()), Optional.empty());
             }
         };
         AdminEndpoints endpoints = new AdminEndpoints(new Readiness(), registry, Optional.of(new FenceRoutes(afterExpiredRows,

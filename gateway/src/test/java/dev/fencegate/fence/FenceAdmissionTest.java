@@ -210,6 +210,27 @@ class FenceAdmissionTest {
         assertThat(store.read(KEY)).map(fence -> fence.token().value()).hasValue(6L);
     }
 
+    /**
+     * A grace served for a raise to 6, never asked again, does not cover a later raise to 10: the
+     * expired row's instance had time to hear of 6, not of 10, so the raise to 10 drains for a
+     * grace of its own before the rows go.
+     */
+    @Test
+    void aHigherRaiseOverAnExpiredRowGetsAGraceOfItsOwn() throws InterruptedException {
+        FenceAdmission admission = admission();
+        store.admit(claim(5));
+        expiredRowElsewhere = true;
+        assertThat(admission.raise(KEY, new FencingToken(6))).isInstanceOf(FenceDecision.Draining.class);
+        Thread.sleep(InstanceFences.EXPIRED_HOLDER_GRACE.toMillis() + 150);
+
+        assertThat(admission.raise(KEY, new FencingToken(10))).as("the grace for 10 begins")
+                .isInstanceOf(FenceDecision.Draining.class);
+        assertThat(expiredRowsForgotten).isEmpty();
+        Thread.sleep(InstanceFences.EXPIRED_HOLDER_GRACE.toMillis() + 150);
+        assertThat(admission.raise(KEY, new FencingToken(10))).isInstanceOf(FenceDecision.Admitted.class);
+        assertThat(expiredRowsForgotten).containsExactly(KEY);
+    }
+
     @Test
     void aTokenBelowOneThisInstanceAdmittedIsStaleWithoutAskingTheStore() {
         FenceAdmission admission = admission();
