@@ -32,7 +32,8 @@ class FencedHttpClientTest {
     @BeforeEach
     void start() throws Exception {
         gateway = new FakeGateway();
-        http = new FencedHttpClient(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build(), WriteFencing.of(guard).signedWith("v1=signature"));
+        http = new FencedHttpClient(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build(),
+                WriteFencing.of(guard).signedWith("v1=signature"));
     }
 
     @AfterEach
@@ -85,8 +86,8 @@ class FencedHttpClientTest {
             answering.start();
             HttpRequest write = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + refusing.getLocalPort() + "/b/report.csv"))
                     .expectContinue(true).PUT(HttpRequest.BodyPublishers.ofString("x".repeat(1024))).build();
-            FencedHttpClient http11 = new FencedHttpClient(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(1)).build(),
-                    WriteFencing.of(guard));
+            FencedHttpClient http11 = new FencedHttpClient(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(Duration.ofSeconds(1)).build(), WriteFencing.of(guard));
 
             assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThatThrownBy(
                     () -> http11.send(write, HttpResponse.BodyHandlers.ofString())).isInstanceOf(FencedOutException.class));
