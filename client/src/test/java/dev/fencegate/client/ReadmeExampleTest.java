@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import javax.tools.DiagnosticCollector;
@@ -34,7 +33,7 @@ class ReadmeExampleTest {
         assertThat(section).as("README section %s", HEADING).isNotNegative();
         int start = readme.indexOf("```java\n", section) + "```java\n".length();
         String example = readme.substring(start, readme.indexOf("```", start));
-        String source = """
+        String before = """
                 import dev.fencegate.client.*;
                 import java.net.URI;
                 import java.time.Duration;
@@ -53,10 +52,12 @@ class ReadmeExampleTest {
                     }
 
                     void run(String dbUrl, String dbUser, String dbPassword, String workerId, List<Part> parts) {
-                """ + example + """
+                """;
+        String source = before + example + """
                     }
                 }
                 """;
+        long linesBefore = before.lines().count();
         JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         JavaFileObject file = new SimpleJavaFileObject(URI.create("string:///Worker.java"), JavaFileObject.Kind.SOURCE) {
@@ -65,11 +66,11 @@ class ReadmeExampleTest {
                 return source;
             }
         };
-        List<String> options = new ArrayList<>(List.of("-d", classes.toString(), "-classpath", System.getProperty("java.class.path")));
+        List<String> options = List.of("-d", classes.toString(), "-classpath", System.getProperty("java.class.path"));
         boolean compiled = compiler.getTask(null, null, diagnostics, options, null, List.of(file)).call();
 
         assertThat(compiled).as("the README's worker example compiles; javac said:%n%s",
-                diagnostics.getDiagnostics().stream().map(d -> "line " + (d.getLineNumber() - 18) + " of the example: "
+                diagnostics.getDiagnostics().stream().map(d -> "line " + (d.getLineNumber() - linesBefore) + " of the example: "
                         + d.getMessage(Locale.ROOT)).toList()).isTrue();
     }
 }
