@@ -56,7 +56,7 @@ public final class Gateway implements AutoCloseable {
         try {
             ClaimRules claims = GatewayServer.claimRules(config);
             admin = AdminServer.start(config.adminListen(), new AdminEndpoints(readiness, registry,
-                    FenceAdmin.over(fences.store(), fences.admission(), fences::namingRefusal), AdminAuth.of(config.operations().adminTokenIfSet()),
+                    FenceAdmin.over(fences.store(), fences.admission(), fences::namingRefusal, fences::historyRefusal), AdminAuth.of(config.operations().adminTokenIfSet()),
                     claims),
                     ConnectionBounds.of(config));
             GatewayServer server = GatewayServer.start(config, claims, fences.checker(), fences.uploads(), new GatewayMetrics(registry));

@@ -45,28 +45,47 @@ public interface FenceAdmin {
     }
 
     /**
+     * Why this instance asks the fence database nothing more (it went back behind a commit this
+     * instance saw confirmed), or empty: a fence read there may be one that was lost.
+     */
+    default Optional<String> databaseRefusal() {
+        return Optional.empty();
+    }
+
+    /**
      * Through the instance's own admission: a claim without a holder is admitted exactly when it
      * is at or above the fence, so "raise, never lower" is the rule every write already obeys; and
      * like every raise, it ends this instance's hold of the old fence and is announced to the others
      * registered below it.
      */
     static FenceAdmin over(FenceStore store, FenceAdmission admission, Supplier<Optional<String>> namingRefusal) {
-        return over(store, admission::raise, admission::writesBelowInFlight, namingRefusal);
+        return over(store, admission, namingRefusal, Optional::empty);
+    }
+
+    /** As {@link #over(FenceStore, FenceAdmission, Supplier)}, with the database refused as {@code databaseRefusal} says. */
+    static FenceAdmin over(FenceStore store, FenceAdmission admission, Supplier<Optional<String>> namingRefusal,
+                           Supplier<Optional<String>> databaseRefusal) {
+        return over(store, admission::raise, admission::writesBelowInFlight, namingRefusal, databaseRefusal);
     }
 
     /** Straight to the store: only for a store no gateway admits writes from in this process. */
     static FenceAdmin over(FenceStore store) {
         return over(store, (resource, token) -> store.admit(new FenceClaim(resource, token, Optional.empty())),
-                (resource, token) -> false, Optional::empty);
+                (resource, token) -> false, Optional::empty, Optional::empty);
     }
 
     private static FenceAdmin over(FenceStore store, BiFunction<ResourceKey, FencingToken, FenceDecision> raise,
                                    BiPredicate<ResourceKey, FencingToken> writesBelowInFlight,
-                                   Supplier<Optional<String>> namingRefusal) {
+                                   Supplier<Optional<String>> namingRefusal, Supplier<Optional<String>> databaseRefusal) {
         return new FenceAdmin() {
             @Override
             public Optional<String> namingRefusal() {
                 return namingRefusal.get();
+            }
+
+            @Override
+            public Optional<String> databaseRefusal() {
+                return databaseRefusal.get();
             }
 
             @Override

@@ -62,6 +62,11 @@ final class FenceRoutes {
             return AdminResponse.json(400, Map.of("error", invalid.message()));
         }
         ResourceKey resource = ((ResourceSegment.Parse.Valid) parsed).key();
+        Optional<String> database = fences.databaseRefusal();
+        if (database.isPresent()) {
+            // No Retry-After: it holds until this instance is restarted.
+            return AdminResponse.json(503, Map.of("error", "fence store unavailable: " + database.get()));
+        }
         Optional<String> naming = fences.namingRefusal();
         if (naming.isPresent()) {
             // Which key writes are checked against is the recorded naming's to say, not this instance's:

@@ -148,6 +148,11 @@ public final class DurabilityGuard {
         return last == null || !last.synchronousStandbyNames().isBlank();
     }
 
+    /** Whether the last reading found settings under which an acknowledged commit is kept (overrides aside). */
+    public boolean safe() {
+        return verdict.safe();
+    }
+
     /** Why writes must be refused now, or empty when they may be served. */
     public Optional<String> refusal() {
         Verdict current = verdict;

@@ -3,6 +3,7 @@ package dev.fencegate.store;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
+import com.zaxxer.hikari.util.DriverDataSource;
 import dev.fencegate.config.DatabaseConfig;
 import java.time.Duration;
 import javax.sql.DataSource;
@@ -47,10 +48,23 @@ public final class FenceDatabase implements AutoCloseable {
      *                  the setting recorded is that one (or none is recorded yet)
      */
     public static FenceDatabase open(DatabaseConfig config, String namingKey, boolean tokensSigned) {
-        return open(config, namingKey, tokensSigned ? "signed" : "unsigned");
+        return open(config, namingKey, tokensSigned ? "signed" : "unsigned", null);
+    }
+
+    /**
+     * As {@link #open(DatabaseConfig, String, boolean)}, with every new connection shown to
+     * {@code history} before the pool hands it out: none to a server whose history went back
+     * behind a commit this instance saw confirmed.
+     */
+    public static FenceDatabase open(DatabaseConfig config, String namingKey, boolean tokensSigned, HistoryGuard history) {
+        return open(config, namingKey, tokensSigned ? "signed" : "unsigned", history);
     }
 
     private static FenceDatabase open(DatabaseConfig config, String namingKey, String tokens) {
+        return open(config, namingKey, tokens, null);
+    }
+
+    private static FenceDatabase open(DatabaseConfig config, String namingKey, String tokens, HistoryGuard history) {
         HikariConfig hikari = connectionsTo(config, "fencegate-fences", "fencegate/" + config.schema());
         // One connection per fence-check thread, and one each for the listener and the reconciler,
         // which would otherwise take theirs from the checks; the listener's probes borrow the
@@ -81,6 +95,11 @@ public final class FenceDatabase implements AutoCloseable {
                 + " -c plan_cache_mode=force_generic_plan -c enable_seqscan=off -c jit=off"
                 + (namingKey.isEmpty() ? "" : " -c fencegate.naming=" + namingKey)
                 + (tokens.isEmpty() ? "" : " -c fencegate.tokens=" + tokens));
+        if (history != null) {
+            // The pool then connects through this data source, made as the pool would make its own.
+            hikari.setDataSource(new HistoryCheckedConnections(new DriverDataSource(hikari.getJdbcUrl(), null,
+                    hikari.getDataSourceProperties(), hikari.getUsername(), hikari.getPassword()), history));
+        }
         return new FenceDatabase(new HikariDataSource(hikari), migrations(config, ms), config.schema());
     }
 

@@ -79,8 +79,10 @@ public final class FenceService implements AutoCloseable {
     /** @param naming how this instance names resources, which must be the one recorded beside the fences */
     public static FenceService start(GatewayConfig config, ResourceNaming naming, Readiness readiness, MeterRegistry registry) {
         UUID instance = UUID.randomUUID();
+        HistoryGuard history = new HistoryGuard(instance, config.safety().allowUnsafeDurability(),
+                config.safety().requireSyncStandby());
         FenceDatabase database = FenceDatabase.open(config.database(), NamingGuard.sessionKey(naming),
-                config.safety().requiresSignatures());
+                config.safety().requiresSignatures(), history);
         DurabilityGuard guard = new DurabilityGuard(database.dataSource(), config.safety().allowUnsafeDurability(),
                 config.safety().requireSyncStandby());
         Duration checkTimeout = config.database().checkTimeout();
@@ -89,7 +91,16 @@ public final class FenceService implements AutoCloseable {
         NamingGuard namingGuard = new NamingGuard(database.dataSource(), naming, config.scopes().changeNaming(),
                 config.safety().requiresSignatures(), instance,
                 checkTimeout.multipliedBy(2).plusSeconds(1), System::nanoTime);
-        FenceStoreMonitor monitor = new FenceStoreMonitor(database, guard, namingGuard, readiness);
+        Gauge.builder("fencegate.fence.history.confirmed", history, watched -> unsigned(watched.confirmedPosition()))
+                .baseUnit("bytes")
+                .description("WAL position of this instance's last commit the fence database confirmed; a database found"
+                        + " behind it went back, and gets no more statements from this instance")
+                .register(registry);
+        Gauge.builder("fencegate.fence.history.went.back", history, watched -> watched.refusal().isPresent() ? 1 : 0)
+                .description("1 once the fence database was found behind a commit this instance saw confirmed (restored"
+                        + " from a backup, or a standby promoted without every commit): every write is refused until restart")
+                .register(registry);
+        FenceStoreMonitor monitor = new FenceStoreMonitor(database, guard, history, namingGuard, readiness);
         // Readiness must follow a dead database within the fence timeout: check at least twice per
         // timeout, and count a check still unanswered after half of it as a failure.
         Duration half = config.database().checkTimeout().dividedBy(2);
@@ -155,6 +166,10 @@ public final class FenceService implements AutoCloseable {
         return new FenceService(database, store, monitor, checker, admission, reconciler, listener, fences, uploads);
     }
 
+    private static double unsigned(long value) {
+        return (value >>> 1) * 2.0 + (value & 1);
+    }
+
     private static String describePool(FenceDatabase database) {
         var pool = database.pool();
         return pool == null ? "pool not started"
@@ -184,11 +199,17 @@ public final class FenceService implements AutoCloseable {
         return database;
     }
 
-    /** Why the fence database cannot be used, in one line, or empty when its last check passed. */
     /** Why this instance's naming does not hold now (another is recorded, or a change is under way), or empty. */
     public java.util.Optional<String> namingRefusal() {
         return monitor.namingRefusal();
     }
+
+    /** Why this instance asks the fence database nothing more (it went back under it), or empty. */
+    public java.util.Optional<String> historyRefusal() {
+        return monitor.historyRefusal();
+    }
+
+    /** Why the fence database cannot be used, in one line, or empty when its last check passed. */
 
     public java.util.Optional<String> problem() {
         return java.util.Optional.ofNullable(monitor.problem());

@@ -29,6 +29,7 @@ public final class FenceStoreMonitor implements AutoCloseable {
 
     private final FenceDatabase database;
     private final DurabilityGuard guard;
+    private final HistoryGuard history;
     private final NamingGuard naming;
     private final Readiness readiness;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(runnable -> daemon(runnable, "fence-store-monitor"));
@@ -39,9 +40,11 @@ public final class FenceStoreMonitor implements AutoCloseable {
     /** Touched by the timer thread only. */
     private Future<?> probe;
 
-    public FenceStoreMonitor(FenceDatabase database, DurabilityGuard guard, NamingGuard naming, Readiness readiness) {
+    public FenceStoreMonitor(FenceDatabase database, DurabilityGuard guard, HistoryGuard history, NamingGuard naming,
+                             Readiness readiness) {
         this.database = database;
         this.guard = guard;
+        this.history = history;
         this.naming = naming;
         this.readiness = readiness;
     }
@@ -88,6 +91,12 @@ public final class FenceStoreMonitor implements AutoCloseable {
     }
 
     private void check() {
+        Optional<String> wentBack = history.refusal();
+        if (wentBack.isPresent()) {
+            // No connection to it is taken any more: the pool would only wait out its timeout.
+            unreachable(wentBack.get());
+            return;
+        }
         try {
             if (!migrated) {
                 MigrateResult result = database.migrate();
@@ -100,6 +109,11 @@ public final class FenceStoreMonitor implements AutoCloseable {
                 statement.execute("SELECT 1 FROM fence LIMIT 1");
             }
             guard.check();
+            if (guard.safe()) {
+                try (Connection connection = database.dataSource().getConnection()) {
+                    history.confirm(connection);
+                }
+            }
             naming.check();
             reachable();
         } catch (Exception e) {
@@ -132,15 +146,24 @@ public final class FenceStoreMonitor implements AutoCloseable {
         readiness.fenceStoreReachable(false, problem);
     }
 
+    /** Why this instance asks the fence database nothing more (it went back under it), or empty. */
+    public Optional<String> historyRefusal() {
+        return history.refusal();
+    }
+
     /** Why this instance's naming is not the one the fence database records and carried now, or empty. */
     public Optional<String> namingRefusal() {
         return naming.refusal();
     }
 
-    /** Why writes must be refused now (the database's durability, or this instance's naming), or empty. */
+    /** Why writes must be refused now (the database's durability or history, or this instance's naming), or empty. */
     public Optional<String> refusal() {
         Optional<String> durability = guard.refusal();
-        return durability.isPresent() ? durability : naming.refusal();
+        if (durability.isPresent()) {
+            return durability;
+        }
+        Optional<String> wentBack = history.refusal();
+        return wentBack.isPresent() ? wentBack : naming.refusal();
     }
 
     private static Thread daemon(Runnable runnable, String name) {

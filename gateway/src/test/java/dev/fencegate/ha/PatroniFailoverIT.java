@@ -6,6 +6,7 @@ import dev.fencegate.config.DatabaseConfig;
 import dev.fencegate.demo.AppliedWrite;
 import dev.fencegate.demo.MemoryObjectStore;
 import dev.fencegate.ha.Writers.Write;
+import dev.fencegate.testing.AdminMetrics;
 import dev.fencegate.testing.GatewayProcess;
 import dev.fencegate.testing.NoNettyLeaks;
 import dev.fencegate.testing.PatroniCluster;
@@ -111,12 +112,17 @@ class PatroniFailoverIT {
         Writers writers = Writers.start(gateway.port(), WRITERS, "/ha/before");
         long killed;
         long promoted;
+        double confirmedBeforeKill;
         PatroniCluster.Node promotedNode;
         try {
             Awaitility.await("acknowledged writes before the kill").atMost(Duration.ofSeconds(30))
                     .until(() -> writers.acknowledged() >= 60);
             // Resources written before the kill are written no more, so a later raise cannot hide a fence the failover lost.
             writers.writeUnder("/ha/after");
+            // The instance has a confirmed position on the old primary, which the promoted standby must not be found behind.
+            Awaitility.await("a confirmed WAL position").atMost(Duration.ofSeconds(10))
+                    .until(() -> AdminMetrics.value(gateway.adminPort(), "fencegate_fence_history_confirmed_bytes") > 0);
+            confirmedBeforeKill = AdminMetrics.value(gateway.adminPort(), "fencegate_fence_history_confirmed_bytes");
             cluster.kill(primary);
             // Every process of the node is gone: a write sent from now on finds no primary until the promotion.
             killed = System.nanoTime();
@@ -137,6 +143,10 @@ class PatroniFailoverIT {
                 millis(promoted - killed), millis(resumed - promoted), writes.size(), gap.size());
 
         assertThat(promotedNode).as("the node Patroni promoted").isEqualTo(standby);
+        assertThat(AdminMetrics.value(gateway.adminPort(), "fencegate_fence_history_went_back"))
+                .as("the promoted standby is not behind a position confirmed on the old primary").isZero();
+        Awaitility.await("a position confirmed on the promoted node").atMost(Duration.ofSeconds(10))
+                .until(() -> AdminMetrics.value(gateway.adminPort(), "fencegate_fence_history_confirmed_bytes") > confirmedBeforeKill);
         assertThat(writes.stream().map(Write::status).collect(Collectors.toSet()))
                 .as("every answer is an admission or fail-closed (each resource's tokens only rise)")
                 .allMatch(status -> status / 100 == 2 || status == 503);

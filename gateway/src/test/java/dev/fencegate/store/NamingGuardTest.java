@@ -396,7 +396,7 @@ class NamingGuardTest {
             assertThatThrownBy(() -> registerAs(unsigned, "/data/c")).isInstanceOf(SQLException.class)
                     .hasMessageContaining("checks tokens otherwise");
             registerAs(signed, "/data/d");
-            execute("UPDATE fence_naming SET tokens_signed = NULL");
+            recordWithoutSigning();
             registerAs(unsigned, "/data/e");
         }
     }
@@ -411,7 +411,7 @@ class NamingGuardTest {
     void aRecordWithoutTokenSigningTakesTheSettingOfTheFirstInstanceThatReadsIt() throws SQLException {
         guard(PER_OBJECT, false, false).check();
         insertFence("/data/jobs/42/part-0", 9);
-        execute("UPDATE fence_naming SET tokens_signed = NULL");
+        recordWithoutSigning();
 
         NamingGuard signed = guard(PER_OBJECT, false, true);
         signed.check();
@@ -422,6 +422,31 @@ class NamingGuardTest {
         NamingGuard unsigned = guard(PER_OBJECT, false, false);
         unsigned.check();
         assertThat(unsigned.refusal()).hasValueSatisfying(why -> assertThat(why).contains("--token-key-file"));
+    }
+
+    /**
+     * With the record gone, the next instance to check would record its own naming and signing
+     * unchecked, and one started without the scopes or the token key would then serve; so the
+     * database refuses to lose either, also in a session that skips ordinary triggers.
+     */
+    @Test
+    void theNamingRecordIsNeverDeletedTruncatedOrItsSigningUnsetAlsoInReplicaSessions() throws SQLException {
+        guard(JOBS, false, true).check();
+        String recorded = query("SELECT naming || ' ' || tokens_signed FROM fence_naming");
+
+        for (String session : List.of("SET session_replication_role = origin", "SET session_replication_role = replica")) {
+            assertThatThrownBy(() -> execute(session + "; DELETE FROM fence_naming")).isInstanceOf(SQLException.class)
+                    .hasMessageContaining("fence_naming is never deleted or truncated");
+            assertThatThrownBy(() -> execute(session + "; TRUNCATE fence_naming")).isInstanceOf(SQLException.class)
+                    .hasMessageContaining("fence_naming is never deleted or truncated");
+            assertThatThrownBy(() -> execute(session + "; UPDATE fence_naming SET tokens_signed = NULL"))
+                    .isInstanceOf(SQLException.class).hasMessageContaining("never unset");
+        }
+        assertThat(query("SELECT naming || ' ' || tokens_signed FROM fence_naming")).isEqualTo(recorded);
+
+        NamingGuard otherwise = guard(PER_OBJECT, false, false);
+        otherwise.check();
+        assertThat(otherwise.refusal()).as("an instance without the scopes or the key").isPresent();
     }
 
     @Test
@@ -513,6 +538,13 @@ class NamingGuardTest {
             row.next();
             return row.getString(1);
         }
+    }
+
+    /** The record as a version before token signing was recorded left it: no setting. */
+    private void recordWithoutSigning() throws SQLException {
+        execute("ALTER TABLE fence_naming DISABLE TRIGGER fence_naming_never_unset;"
+                + " UPDATE fence_naming SET tokens_signed = NULL;"
+                + " ALTER TABLE fence_naming ENABLE ALWAYS TRIGGER fence_naming_never_unset");
     }
 
     private void execute(String sql) throws SQLException {

@@ -46,4 +46,13 @@ public final class AdminMetrics {
             return false;
         }
     }
+
+    /** The value of the unlabelled metric {@code name}; fails the test if the admin port has none. */
+    public static double value(int adminPort, String name) throws IOException, InterruptedException {
+        String metrics = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/metrics"))
+                .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
+        return metrics.lines().filter(line -> line.startsWith(name + " "))
+                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                .findFirst().orElseThrow(() -> new AssertionError("no metric " + name + " on admin port " + adminPort));
+    }
 }

@@ -1,0 +1,179 @@
+package dev.fencegate.store;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.PreparedStatement;
+import java.util.Optional;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Notices a fence database whose history went back under this instance: restored from a backup,
+ * replaced by a copy, or a standby promoted without every commit. Each check commits a row of this
+ * instance's and reads where the database's WAL was before that commit; once the commit is
+ * acknowledged without a warning, every server that carries this history on is past that position.
+ * A server behind it lost commits this instance saw acknowledged, and with them any fence raised
+ * since, by any instance: from then on this instance takes no connection to it (every write and
+ * raise fails closed) until it is restarted, after the fences were raised back.
+ */
+public final class HistoryGuard {
+
+    private static final Logger log = LoggerFactory.getLogger(HistoryGuard.class);
+    /** Where the next WAL record goes; null on a standby, which cannot record fences and is refused elsewhere. */
+    private static final String POSITION = "SELECT CASE WHEN pg_is_in_recovery() THEN NULL ELSE pg_current_wal_lsn()::text END";
+    /** A commit that writes WAL (this instance's own row, so instances never wait on each other), and a position before it. */
+    private static final String CONFIRM = """
+            WITH touched AS (
+                INSERT INTO fence_confirmation (instance, confirmed_at) VALUES (?, now())
+                ON CONFLICT (instance) DO UPDATE SET confirmed_at = EXCLUDED.confirmed_at
+                RETURNING 1)
+            SELECT pg_current_wal_insert_lsn()::text FROM touched""";
+    private static final String STANDBYS_NAMED = "SELECT current_setting('synchronous_standby_names') <> ''";
+    /** SQLSTATE object_not_in_prerequisite_state: the server answered, and is not one fences can be checked on. */
+    private static final String WENT_BACK_STATE = "55000";
+
+    private final UUID instance;
+    private final boolean allowUnsafe;
+    private final boolean standbyMustConfirm;
+    /** The WAL position of the last commit confirmed, unsigned; 0 before the first. Guarded by {@code this}. */
+    private long confirmed;
+    /** Why the database can no longer be trusted, once it went back; null until then. Guarded by {@code this}. */
+    private String wentBack;
+
+    /**
+     * @param allowUnsafe        --allow-unsafe-durability: a history that went back is logged, and
+     *                           writes go on from where the database now is
+     * @param standbyMustConfirm --require-sync-standby: a commit counts only while synchronous
+     *                           standbys are still named after it
+     */
+    public HistoryGuard(UUID instance, boolean allowUnsafe, boolean standbyMustConfirm) {
+        this.instance = instance;
+        this.allowUnsafe = allowUnsafe;
+        this.standbyMustConfirm = standbyMustConfirm;
+    }
+
+    /**
+     * Run on every new connection before it is used: refuses it, with the reason, if the server is
+     * behind a commit this instance saw confirmed, or if one was already found so.
+     */
+    public void verify(Connection connection) throws SQLException {
+        refuseIfWentBack();
+        Optional<Long> position = position(connection);
+        if (position.isPresent()) {
+            compare(position.get());
+        }
+    }
+
+    /**
+     * Commits this instance's row and, once that commit came back confirmed, takes the WAL position
+     * read before it as the history the database must never fall behind. Call only while the
+     * durability guard finds the settings safe: a commit on a server that can lose it confirms
+     * nothing. Blocking: call off the event loops.
+     */
+    public void confirm(Connection connection) throws SQLException {
+        verify(connection);
+        long before;
+        try (PreparedStatement statement = connection.prepareStatement(CONFIRM)) {
+            statement.setObject(1, instance);
+            try (ResultSet row = statement.executeQuery()) {
+                row.next();
+                before = parse(row.getString(1));
+            }
+            if (statement.getWarnings() != null) {
+                return; // a wait for the synchronous standbys was cancelled: visible, not confirmed
+            }
+        }
+        if (standbyMustConfirm && !standbysNamed(connection)) {
+            return;
+        }
+        synchronized (this) {
+            if (Long.compareUnsigned(before, confirmed) > 0) {
+                confirmed = before;
+            }
+        }
+    }
+
+    /** Throws, with the reason, once the database was found to have gone back: no connection is made to it any more. */
+    public void refuseIfWentBack() throws SQLException {
+        String known = refusalWords();
+        if (known != null) {
+            throw new SQLException(known, WENT_BACK_STATE);
+        }
+    }
+
+    /** Why every write must be refused: the database went back under this instance. */
+    public Optional<String> refusal() {
+        return Optional.ofNullable(refusalWords());
+    }
+
+    /** The WAL position of the last commit confirmed, in bytes from the start of the WAL; 0 before the first. */
+    public synchronized long confirmedPosition() {
+        return confirmed;
+    }
+
+    private synchronized String refusalWords() {
+        return wentBack;
+    }
+
+    /** Refuses a server at {@code position}, and every one after it, if that is behind the confirmed position. */
+    void compare(long position) throws SQLException {
+        String words;
+        synchronized (this) {
+            if (Long.compareUnsigned(position, confirmed) >= 0) {
+                return;
+            }
+            words = "the fence database went back: its WAL is at " + format(position) + ", before "
+                    + format(confirmed) + ", where a commit of this instance was confirmed (restored from a backup,"
+                    + " replaced by a copy, or a standby promoted without every commit), so fences raised since may be"
+                    + " lost; raise every fence written since back to the lease service's tokens, then restart this instance";
+            if (allowUnsafe) {
+                confirmed = position;
+            } else {
+                wentBack = words;
+            }
+        }
+        if (allowUnsafe) {
+            log.error("FENCE HISTORY WENT BACK: {}. Writes are served anyway (--allow-unsafe-durability).", words);
+            return;
+        }
+        log.error("FENCE HISTORY WENT BACK: {}. Every write and raise is refused with 503 until this instance is restarted.",
+                words);
+        throw new SQLException(words, WENT_BACK_STATE);
+    }
+
+    private static Optional<Long> position(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement(); ResultSet row = statement.executeQuery(POSITION)) {
+            row.next();
+            String lsn = row.getString(1);
+            return lsn == null ? Optional.empty() : Optional.of(parse(lsn));
+        }
+    }
+
+    private static boolean standbysNamed(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement(); ResultSet row = statement.executeQuery(STANDBYS_NAMED)) {
+            row.next();
+            return row.getBoolean(1);
+        }
+    }
+
+    /** A {@code pg_lsn} in its text form, {@code X/Y} in hexadecimal, as one unsigned 64-bit position. */
+    static long parse(String lsn) {
+        int slash = lsn.indexOf('/');
+        if (slash < 1 || slash == lsn.length() - 1) {
+            throw new IllegalArgumentException("not a WAL position: " + lsn);
+        }
+        long high = Long.parseUnsignedLong(lsn.substring(0, slash), 16);
+        long low = Long.parseUnsignedLong(lsn.substring(slash + 1), 16);
+        if (Long.compareUnsigned(high, 0xFFFF_FFFFL) > 0 || Long.compareUnsigned(low, 0xFFFF_FFFFL) > 0) {
+            throw new IllegalArgumentException("not a WAL position: " + lsn);
+        }
+        return high << 32 | low;
+    }
+
+    static String format(long position) {
+        return Long.toHexString(position >>> 32).toUpperCase() + "/" + Long.toHexString(position & 0xFFFF_FFFFL).toUpperCase();
+    }
+}
