@@ -483,9 +483,16 @@ final class StoreExchange {
     }
 
     private void onDeadline() {
-        if (!finished) {
-            fail(Outcome.STORE_TIMEOUT, "store did not answer within the upstream timeout");
+        if (finished) {
+            return;
         }
+        if (!requestComplete && window.closed()) {
+            // Due together with the window's end (this process woke from a pause, or the client sent
+            // slowly), the timer ran first: the store was waiting for the rest, which the gateway cuts.
+            expire();
+            return;
+        }
+        fail(Outcome.STORE_TIMEOUT, "store did not answer within the upstream timeout");
     }
 
     /** True while the body is being relayed and the gateway is waiting on the client for more. */

@@ -38,6 +38,11 @@ final class EmbeddedClientChannel extends EmbeddedChannel {
      * answering every fence check at once and store connections opened as {@link EmbeddedStoreChannel}s.
      */
     static EmbeddedChannel throughGateway(Function<FenceClaim, FenceDecision> decide) {
+        return throughGateway(decide, Duration.ofSeconds(30));
+    }
+
+    /** As {@link #throughGateway(Function)}, the store given {@code upstreamTimeout} to answer (the client 30 s between reads). */
+    static EmbeddedChannel throughGateway(Function<FenceClaim, FenceDecision> decide, Duration upstreamTimeout) {
         FenceGate gate = new FenceGate() {
             @Override
             public CompletableFuture<FenceDecision> check(FenceClaim claim, Executor answerOn) {
@@ -50,12 +55,12 @@ final class EmbeddedClientChannel extends EmbeddedChannel {
         };
         GatewayConfig config = new GatewayConfig(new HostPort("127.0.0.1", 0), new HostPort("127.0.0.1", 0),
                 URI.create("http://127.0.0.1:9"), new DatabaseConfig("jdbc:postgresql://127.0.0.1:1/none", "public", "u", "", 1,
-                Duration.ofSeconds(1)), Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(30),
+                Duration.ofSeconds(1)), Duration.ofSeconds(1), upstreamTimeout, Duration.ofSeconds(30),
                 new Limits(1_024, 2_048, 4_096), SafetyConfig.defaults(), 1);
         StoreConnections connections = new StoreConnections(EmbeddedStoreChannel.transport(), config.upstreamAddress(),
                 Duration.ofSeconds(1), new WriteBufferWaterMark(64 * 1024, 256 * 1024));
         GatewayRuntime runtime = new GatewayRuntime(gate, connections, new GatewayMetrics(new SimpleMeterRegistry()),
-                AccessLog.of(AccessLogFormat.OFF), ClaimRules.plain(), "", Optional.empty(), 30_000, NoUploadOwners.INSTANCE);
+                AccessLog.of(AccessLogFormat.OFF), ClaimRules.plain(), "", Optional.empty(), upstreamTimeout.toMillis(), NoUploadOwners.INSTANCE);
         EmbeddedChannel client = new EmbeddedClientChannel();
         client.config().setOption(ChannelOption.AUTO_READ, false);
         client.pipeline().addLast(new ClientChannelInitializer(config, runtime));

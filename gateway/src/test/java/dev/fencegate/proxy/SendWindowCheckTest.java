@@ -9,6 +9,10 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -25,9 +29,12 @@ class SendWindowCheckTest {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final EmbeddedChannel client = clientPipeline();
 
+    private final List<EmbeddedChannel> others = new ArrayList<>();
+
     @AfterEach
     void release() {
         client.finishAndReleaseAll();
+        others.forEach(EmbeddedChannel::finishAndReleaseAll);
         EmbeddedStoreChannel.OPENED.get().forEach(EmbeddedChannel::finishAndReleaseAll);
         EmbeddedStoreChannel.OPENED.get().clear();
     }
@@ -58,6 +65,29 @@ class SendWindowCheckTest {
         assertThat(answer()).startsWith("HTTP/1.1 503").contains("urn:fencegate:problem:admission-expired");
     }
 
+    /**
+     * This process woke from a pause past the write's window with the store's timer due as well,
+     * and the timer ran first: the gateway cut the write before its end, so it says so, rather than
+     * blaming a store that was only waiting for the rest of the body.
+     */
+    @Test
+    void aStoreTimerThatFiresAfterTheWindowClosedBeforeTheEndWentOutAnswersAdmissionExpired() {
+        EmbeddedChannel client = EmbeddedClientChannel.throughGateway(
+                claim -> new FenceDecision.Admitted(claim, Optional.empty()).within(closed::get), Duration.ofSeconds(10));
+        others.add(client);
+        client.writeInbound(Unpooled.copiedBuffer(HEAD + "01234", StandardCharsets.US_ASCII));
+        client.runPendingTasks();
+        assertThat(sentToStore()).startsWith("PUT /jobs/w HTTP/1.1").endsWith("01234");
+
+        closed.set(true);
+        client.advanceTimeBy(10, TimeUnit.SECONDS);
+        client.runScheduledPendingTasks();
+
+        assertThat(answer(client)).startsWith("HTTP/1.1 503").contains("urn:fencegate:problem:admission-expired")
+                .contains("the store does not apply it");
+        assertThat(EmbeddedStoreChannel.OPENED.get()).allMatch(store -> !store.isOpen());
+    }
+
     private String sentToStore() {
         StringBuilder wire = new StringBuilder();
         for (EmbeddedStoreChannel store : EmbeddedStoreChannel.OPENED.get()) {
@@ -73,6 +103,10 @@ class SendWindowCheckTest {
     }
 
     private String answer() {
+        return answer(client);
+    }
+
+    private static String answer(EmbeddedChannel client) {
         StringBuilder wire = new StringBuilder();
         Object out;
         while ((out = client.readOutbound()) != null) {
