@@ -13,10 +13,13 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -122,6 +125,41 @@ class FencedHttpClientTest {
             in.skip(Long.MAX_VALUE);
         } catch (IOException e) {
             // The client went away: the test's own assertions say what happened.
+        }
+    }
+
+    /**
+     * The bound this client demands covers what happens between the check and the first byte of a
+     * write over TLS too: a peer that takes the connection and never answers the handshake.
+     */
+    @Test
+    void theConnectTimeoutAlsoBoundsATlsHandshakeThatNeverAnswers() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            List<Socket> held = new CopyOnWriteArrayList<>();
+            Thread accepting = new Thread(() -> {
+                try {
+                    while (true) {
+                        held.add(silent.accept());
+                    }
+                } catch (IOException e) {
+                    // closed at the end of the test
+                }
+            }, "silent-tls-peer");
+            accepting.setDaemon(true);
+            accepting.start();
+            FencedHttpClient tls = new FencedHttpClient(HttpClient.newBuilder().connectTimeout(Duration.ofMillis(300)).build(),
+                    WriteFencing.of(guard));
+            HttpRequest write = HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + silent.getLocalPort() + "/b/report.csv"))
+                    .PUT(HttpRequest.BodyPublishers.ofString("x")).build();
+
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> tls.send(write, HttpResponse.BodyHandlers.ofString()))
+                    .isInstanceOf(HttpConnectTimeoutException.class);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("until the write gave up").isLessThan(Duration.ofSeconds(5));
+            assertThat(held).as("the handshake was started").isNotEmpty();
+            for (Socket socket : held) {
+                socket.close();
+            }
         }
     }
 
