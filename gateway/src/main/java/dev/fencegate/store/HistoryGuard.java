@@ -1,10 +1,10 @@
 package dev.fencegate.store;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.sql.PreparedStatement;
 import java.util.Optional;
 import java.util.UUID;
 import org.slf4j.Logger;
