@@ -3,8 +3,10 @@
 -- new database does: no fence carried, no wait for instances still admitting under the old one. An
 -- instance started without the scopes, or without the token key, would then serve the stale and
 -- unsigned writes the record made it refuse. So the row is never deleted or truncated, and a signing
--- setting once recorded is never unset; both change only through an instance started with
--- --change-fence-naming. Like the fence table's guards, these fire in every session role.
+-- setting once recorded is never unset. (The naming and the setting are changed by an instance
+-- started with --change-fence-naming; an UPDATE by hand to another value is not refused here, nor
+-- is dropping or disabling these as the tables' owner.) Like the fence table's guards, these fire in
+-- every session role.
 CREATE FUNCTION fence_naming_kept() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF TG_OP = 'UPDATE' THEN

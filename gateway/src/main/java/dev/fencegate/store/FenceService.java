@@ -83,6 +83,8 @@ public final class FenceService implements AutoCloseable {
                 config.safety().requireSyncStandby());
         FenceDatabase database = FenceDatabase.open(config.database(), NamingGuard.sessionKey(naming),
                 config.safety().requiresSignatures(), history);
+        // Connections open to a database found gone back are closed as they come back to the pool.
+        history.onWentBack(() -> database.pool().softEvictConnections());
         DurabilityGuard guard = new DurabilityGuard(database.dataSource(), config.safety().allowUnsafeDurability(),
                 config.safety().requireSyncStandby());
         Duration checkTimeout = config.database().checkTimeout();
@@ -94,7 +96,7 @@ public final class FenceService implements AutoCloseable {
         Gauge.builder("fencegate.fence.history.confirmed", history, watched -> unsigned(watched.confirmedPosition()))
                 .baseUnit("bytes")
                 .description("WAL position of this instance's last commit the fence database confirmed; a database found"
-                        + " behind it went back, and gets no more statements from this instance")
+                        + " behind it went back, and this instance opens no connection to it any more")
                 .register(registry);
         Gauge.builder("fencegate.fence.history.went.back", history, watched -> watched.refusal().isPresent() ? 1 : 0)
                 .description("1 once the fence database was found behind a commit this instance saw confirmed (restored"
@@ -210,7 +212,6 @@ public final class FenceService implements AutoCloseable {
     }
 
     /** Why the fence database cannot be used, in one line, or empty when its last check passed. */
-
     public java.util.Optional<String> problem() {
         return java.util.Optional.ofNullable(monitor.problem());
     }

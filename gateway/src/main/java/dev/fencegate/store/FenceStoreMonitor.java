@@ -2,6 +2,7 @@ package dev.fencegate.store;
 
 import dev.fencegate.admin.Readiness;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Optional;
@@ -34,6 +35,12 @@ public final class FenceStoreMonitor implements AutoCloseable {
     private final Readiness readiness;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(runnable -> daemon(runnable, "fence-store-monitor"));
     private final ExecutorService prober = Executors.newSingleThreadExecutor(runnable -> daemon(runnable, "fence-store-probe"));
+    /**
+     * Commits the history guard's row on a thread of its own: a commit can wait (for a synchronous
+     * standby, say), and the checks, readiness and the naming's confirmation must not wait with it.
+     */
+    private final ScheduledExecutorService confirmer = Executors.newSingleThreadScheduledExecutor(
+            runnable -> daemon(runnable, "fence-history-confirm"));
     private volatile boolean migrated;
     private volatile boolean lastReachable = true;
     private volatile String lastProblem;
@@ -57,6 +64,22 @@ public final class FenceStoreMonitor implements AutoCloseable {
         probe = prober.submit(this::check);
         await(Duration.ofDays(1));
         timer.scheduleWithFixedDelay(() -> tick(bound), interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+        confirmer.scheduleWithFixedDelay(this::confirmHistory, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Commits the history guard's row, while the settings keep a commit (a commit on a server that
+     * can lose it confirms nothing). A failure is the checks' to report; this only tries again.
+     */
+    private void confirmHistory() {
+        if (!migrated || !guard.safe() || history.refusal().isPresent()) {
+            return;
+        }
+        try (Connection connection = database.dataSource().getConnection()) {
+            history.confirm(connection);
+        } catch (SQLException | RuntimeException e) {
+            log.debug("Fence history not confirmed this time: {}", DatabaseProblem.describe(e));
+        }
     }
 
     public boolean migrated() {
@@ -113,11 +136,6 @@ public final class FenceStoreMonitor implements AutoCloseable {
                 history.verify(connection);
             }
             guard.check();
-            if (guard.safe()) {
-                try (Connection connection = database.dataSource().getConnection()) {
-                    history.confirm(connection);
-                }
-            }
             naming.check();
             reachable();
         } catch (Exception e) {
@@ -178,6 +196,7 @@ public final class FenceStoreMonitor implements AutoCloseable {
 
     @Override
     public void close() {
+        confirmer.shutdownNow();
         timer.shutdownNow();
         prober.shutdownNow();
     }

@@ -1,5 +1,6 @@
 package dev.fencegate.store;
 
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -16,8 +17,9 @@ import org.slf4j.LoggerFactory;
  * instance's and reads where the database's WAL was before that commit; once the commit is
  * acknowledged without a warning, every server that carries this history on is past that position.
  * A server behind it lost commits this instance saw acknowledged, and with them any fence raised
- * since, by any instance: from then on this instance takes no connection to it (every write and
- * raise fails closed) until it is restarted, after the fences were raised back.
+ * since, by any instance: from then on this instance opens no connection to it and closes those it
+ * has as they come back to the pool (every write and raise fails closed), until it is restarted
+ * after the fences were raised back.
  */
 public final class HistoryGuard {
 
@@ -35,13 +37,16 @@ public final class HistoryGuard {
     /** SQLSTATE object_not_in_prerequisite_state: the server answered, and is not one fences can be checked on. */
     private static final String WENT_BACK_STATE = "55000";
 
-    private final UUID instance;
+    /** The fence_confirmation row this guard commits: not the instance's own, which fence-check batches lock. */
+    private final UUID row;
     private final boolean allowUnsafe;
     private final boolean standbyMustConfirm;
     /** The WAL position of the last commit confirmed, unsigned; 0 before the first. Guarded by {@code this}. */
     private long confirmed;
     /** Why the database can no longer be trusted, once it went back; null until then. Guarded by {@code this}. */
     private String wentBack;
+    /** Told once, as the database is found to have gone back. */
+    private volatile Runnable onWentBack = () -> { };
 
     /**
      * @param allowUnsafe        --allow-unsafe-durability: a history that went back is logged, and
@@ -50,7 +55,7 @@ public final class HistoryGuard {
      *                           standbys are still named after it
      */
     public HistoryGuard(UUID instance, boolean allowUnsafe, boolean standbyMustConfirm) {
-        this.instance = instance;
+        this.row = UUID.nameUUIDFromBytes(("history " + instance).getBytes(StandardCharsets.UTF_8));
         this.allowUnsafe = allowUnsafe;
         this.standbyMustConfirm = standbyMustConfirm;
     }
@@ -61,10 +66,18 @@ public final class HistoryGuard {
      */
     public void verify(Connection connection) throws SQLException {
         refuseIfWentBack();
+        // What was confirmed before the read: a commit confirmed while the read is under way lies past the
+        // position the read may return, though nothing was lost.
+        long floor = confirmedPosition();
         Optional<Long> position = position(connection);
         if (position.isPresent()) {
-            compare(position.get());
+            compare(position.get(), floor);
         }
+    }
+
+    /** {@code action} runs once, on the thread that finds the database gone back (to close what is open to it). */
+    public void onWentBack(Runnable action) {
+        this.onWentBack = action;
     }
 
     /**
@@ -77,7 +90,7 @@ public final class HistoryGuard {
         verify(connection);
         long before;
         try (PreparedStatement statement = connection.prepareStatement(CONFIRM)) {
-            statement.setObject(1, instance);
+            statement.setObject(1, row);
             try (ResultSet row = statement.executeQuery()) {
                 row.next();
                 before = parse(row.getString(1));
@@ -118,15 +131,21 @@ public final class HistoryGuard {
         return wentBack;
     }
 
-    /** Refuses a server at {@code position}, and every one after it, if that is behind the confirmed position. */
-    void compare(long position) throws SQLException {
+    /**
+     * Refuses a server at {@code position}, and every one after it, if that is behind {@code floor},
+     * a position confirmed before {@code position} was read.
+     */
+    void compare(long position, long floor) throws SQLException {
         String words;
         synchronized (this) {
-            if (Long.compareUnsigned(position, confirmed) >= 0) {
+            if (wentBack != null) {
+                throw new SQLException(wentBack, WENT_BACK_STATE);
+            }
+            if (Long.compareUnsigned(position, floor) >= 0) {
                 return;
             }
             words = "the fence database went back: its WAL is at " + format(position) + ", before "
-                    + format(confirmed) + ", where a commit of this instance was confirmed (restored from a backup,"
+                    + format(floor) + ", where a commit of this instance was confirmed (restored from a backup,"
                     + " replaced by a copy, or a standby promoted without every commit), so fences raised since may be"
                     + " lost; raise every fence written since back to the lease service's tokens, then restart this instance";
             if (allowUnsafe) {
@@ -141,6 +160,7 @@ public final class HistoryGuard {
         }
         log.error("FENCE HISTORY WENT BACK: {}. Every write and raise is refused with 503 until this instance is restarted.",
                 words);
+        onWentBack.run();
         throw new SQLException(words, WENT_BACK_STATE);
     }
 

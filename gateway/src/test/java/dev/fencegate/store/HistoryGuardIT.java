@@ -27,6 +27,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -115,6 +117,73 @@ class HistoryGuardIT {
             assertThat(raise.statusCode()).as("an admin raise").isEqualTo(503);
             assertThat(raise.body()).contains("the fence database went back");
             assertThat(fence(url, schema, "/history/k")).as("the fence after it all").isEqualTo(5);
+        }
+    }
+
+    /**
+     * A point-in-time restore comes up as a standby, in recovery, and is promoted once it reached
+     * its point: connections made while it had no WAL position to show are looked at before the
+     * durability verdict lets writes through, and none passes on the fences it lost.
+     */
+    @Test
+    void aCopyRestoredAsAStandbyAndPromotedUnderWritesAdmitsNothing() throws Exception {
+        Path data = folder("data");
+        Path copy = folder("copy");
+        int port = freePort();
+        server = start(data, port);
+        String url = "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
+        String schema = TestPostgres.newSchema("history_standby");
+        DatabaseConfig database = new DatabaseConfig(url, schema, "postgres", "", 2, Duration.ofSeconds(2));
+        try (GatewayHarness gateway = GatewayHarness.start(MemoryObjectStore.Options.loopback(), database, Duration.ofSeconds(10))) {
+            assertThat(gateway.put("/standby/k", 5, "at 5").statusCode()).isEqualTo(201);
+            server.close();
+            copy(data, copy);
+            server = start(data, port);
+            Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> gateway.put("/standby/k", 10, "at 10").statusCode() == 204);
+            for (int i = 0; i < 20; i++) {
+                raise(url, schema, "/standby/j" + i, 10);
+            }
+            long afterRaise = position(url);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> AdminMetrics.value(gateway.gateway.adminPort(), "fencegate_fence_history_confirmed_bytes") >= afterRaise);
+
+            server.close();
+            delete(data);
+            copy(copy, data);
+            Files.createFile(data.resolve("standby.signal"));
+            server = start(data, port);
+
+            AtomicBoolean stop = new AtomicBoolean();
+            List<Integer> answers = new CopyOnWriteArrayList<>();
+            List<Thread> writers = new ArrayList<>();
+            for (int w = 0; w < 4; w++) {
+                int writer = w;
+                Thread thread = new Thread(() -> {
+                    for (int n = 0; !stop.get(); n++) {
+                        answers.add(gateway.put("/standby/j" + (writer * 5 + n % 5), 7, "stale at 7").statusCode());
+                    }
+                }, "stale-writer-" + w);
+                thread.start();
+                writers.add(thread);
+            }
+            Thread.sleep(2_000);
+            int beforePromotion = answers.size();
+            try (Connection connection = DriverManager.getConnection(url, "postgres", "");
+                 Statement statement = connection.createStatement()) {
+                statement.execute("SELECT pg_promote()");
+            }
+            Thread.sleep(3_000);
+            stop.set(true);
+            for (Thread writer : writers) {
+                writer.join();
+            }
+
+            assertThat(beforePromotion).as("writes while the copy was in recovery").isPositive();
+            assertThat(answers.size()).as("writes in all").isGreaterThan(beforePromotion);
+            assertThat(answers).as("answers, in recovery and after the promotion").containsOnly(503);
+            assertThat(gateway.store.applied()).extracting(AppliedWrite::fencingToken).containsOnly("5", "10");
+            assertThat(AdminMetrics.value(gateway.gateway.adminPort(), "fencegate_fence_history_went_back")).isEqualTo(1);
         }
     }
 

@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.fencegate.testing.TestPostgres;
 import java.sql.Connection;
+import java.lang.reflect.Proxy;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -54,7 +56,7 @@ class HistoryGuardTest {
             guard.confirm(connection);
             long confirmed = guard.confirmedPosition();
 
-            SQLException behind = catchThrowableOfType(SQLException.class, () -> guard.compare(confirmed - 1));
+            SQLException behind = catchThrowableOfType(SQLException.class, () -> guard.compare(confirmed - 1, confirmed));
             assertThat(behind.getSQLState()).isEqualTo("55000");
             assertThat(behind.getMessage()).startsWith("the fence database went back: its WAL is at "
                     + HistoryGuard.format(confirmed - 1) + ", before " + HistoryGuard.format(confirmed));
@@ -74,11 +76,49 @@ class HistoryGuardTest {
         try (Connection connection = database().dataSource().getConnection()) {
             guard.confirm(connection);
             long confirmed = guard.confirmedPosition();
-            guard.compare(confirmed - 1);
+            guard.compare(confirmed - 1, confirmed);
             assertThat(guard.refusal()).isEmpty();
             assertThat(guard.confirmedPosition()).isEqualTo(confirmed - 1);
             guard.verify(connection);
         }
+    }
+
+    /**
+     * A commit confirmed while a new connection's position is being read lies past that position,
+     * though nothing was lost: the position is held against what was confirmed before the read.
+     */
+    @Test
+    void aCommitConfirmedWhileANewConnectionIsReadIsNoAlarm() throws SQLException {
+        HistoryGuard guard = new HistoryGuard(UUID.randomUUID(), false, false);
+        try (Connection confirming = database().dataSource().getConnection();
+             Connection fresh = database().dataSource().getConnection()) {
+            guard.confirm(confirming);
+            guard.verify(confirmedDuringEachRead(fresh, () -> guard.confirm(confirming)));
+            assertThat(guard.refusal()).isEmpty();
+        }
+    }
+
+    /** A connection whose every query is answered, then followed by {@code meanwhile}, before the answer is handed back. */
+    private static Connection confirmedDuringEachRead(Connection connection, SqlAction meanwhile) {
+        return (Connection) Proxy.newProxyInstance(HistoryGuardTest.class.getClassLoader(), new Class<?>[] {Connection.class},
+                (proxy, method, args) -> {
+                    Object result = method.invoke(connection, args);
+                    if (!(result instanceof Statement statement)) {
+                        return result;
+                    }
+                    return Proxy.newProxyInstance(HistoryGuardTest.class.getClassLoader(), new Class<?>[] {Statement.class},
+                            (statementProxy, call, callArgs) -> {
+                                Object answer = call.invoke(statement, callArgs);
+                                if (call.getName().equals("executeQuery")) {
+                                    meanwhile.run();
+                                }
+                                return answer;
+                            });
+                });
+    }
+
+    private interface SqlAction {
+        void run() throws SQLException;
     }
 
     @Test

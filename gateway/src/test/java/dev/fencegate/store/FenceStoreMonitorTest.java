@@ -1,0 +1,67 @@
+package dev.fencegate.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencegate.admin.Readiness;
+import dev.fencegate.config.DatabaseConfig;
+import dev.fencegate.http.FenceNaming;
+import dev.fencegate.testing.TestPostgres;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The checks behind readiness and the refusal of writes, beside the history guard's commits. */
+class FenceStoreMonitorTest {
+
+    private static final FenceNaming NAMING = FenceNaming.of("s3-path", List.of(), "", "");
+
+    private final DatabaseConfig config = TestPostgres.config(TestPostgres.newSchema("store_monitor"));
+    private final UUID instance = UUID.randomUUID();
+    private final HistoryGuard history = new HistoryGuard(instance, false, false);
+    private final FenceDatabase database = FenceDatabase.open(config, NamingGuard.sessionKey(NAMING), false, history);
+    private final Readiness readiness = new Readiness();
+    private final FenceStoreMonitor monitor = new FenceStoreMonitor(database, new DurabilityGuard(database.dataSource(), false, false),
+            history, new NamingGuard(database.dataSource(), NAMING, false, false, instance, Duration.ofSeconds(5), System::nanoTime),
+            readiness);
+
+    @AfterEach
+    void close() {
+        monitor.close();
+        database.close();
+    }
+
+    /**
+     * A commit can wait, as for a synchronous standby that answers late: the history guard's
+     * commit waits on a thread of its own, and the checks, readiness and the naming's confirmation
+     * (which writes would be refused without) go on meanwhile.
+     */
+    @Test
+    void aHistoryCommitThatWaitsHoldsBackNeitherReadinessNorWrites() throws SQLException {
+        readiness.serving();
+        monitor.start(Duration.ofMillis(200), Duration.ofMillis(500));
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> history.confirmedPosition() > 0);
+
+        long held;
+        try (Connection blocking = database.dataSource().getConnection(); Statement statement = blocking.createStatement()) {
+            blocking.setAutoCommit(false);
+            statement.execute("LOCK TABLE fence_confirmation IN EXCLUSIVE MODE");
+            held = history.confirmedPosition();
+            long until = System.nanoTime() + Duration.ofSeconds(4).toNanos();
+            while (System.nanoTime() < until) {
+                assertThat(readiness.ready()).as(readiness.describe()).isTrue();
+                assertThat(monitor.refusal()).isEmpty();
+                Awaitility.await().pollDelay(Duration.ofMillis(100)).until(() -> true);
+            }
+            assertThat(history.confirmedPosition()).as("no commit got past the lock").isEqualTo(held);
+            blocking.rollback();
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> history.confirmedPosition() > held
+                && readiness.ready() && monitor.refusal().isEmpty());
+    }
+}
