@@ -83,8 +83,6 @@ public final class FenceService implements AutoCloseable {
                 config.safety().requireSyncStandby());
         FenceDatabase database = FenceDatabase.open(config.database(), NamingGuard.sessionKey(naming),
                 config.safety().requiresSignatures(), history);
-        // Connections open to a database found gone back are closed as they come back to the pool.
-        history.onWentBack(() -> database.pool().softEvictConnections());
         DurabilityGuard guard = new DurabilityGuard(database.dataSource(), config.safety().allowUnsafeDurability(),
                 config.safety().requireSyncStandby());
         Duration checkTimeout = config.database().checkTimeout();
@@ -125,6 +123,12 @@ public final class FenceService implements AutoCloseable {
                 .register(registry);
         RememberedFences remembered = new RememberedFences(config.safety().rememberedFences());
         InflightListener listener = new InflightListener(database.dataSource(), fences, remembered, instance).start();
+        // Nothing more is said to a database found gone back: the listener stops, and the pool's
+        // connections to it are closed as they come back (no new one is opened).
+        history.onWentBack(() -> {
+            listener.close();
+            database.pool().softEvictConnections();
+        });
         Gauge.builder("fencegate.fence.listener.fresh", fences, held -> held.hearsRaises() ? 1 : 0)
                 .description("1 while this instance's listener has confirmed within the last second, so fences it holds"
                         + " admit writes without a statement; 0 while every write goes to the database")

@@ -184,6 +184,19 @@ class HistoryGuardIT {
             assertThat(answers).as("answers, in recovery and after the promotion").containsOnly(503);
             assertThat(gateway.store.applied()).extracting(AppliedWrite::fencingToken).containsOnly("5", "10");
             assertThat(AdminMetrics.value(gateway.gateway.adminPort(), "fencegate_fence_history_went_back")).isEqualTo(1);
+            // Its connections to the promoted copy, made while it was in recovery, are closed, the listener's too.
+            Awaitility.await("the gateway's sessions on the copy gone").atMost(Duration.ofSeconds(15))
+                    .pollInterval(Duration.ofMillis(200)).until(() -> sessions(url, schema) == 0);
+        }
+    }
+
+    private static long sessions(String url, String schema) throws SQLException {
+        try (Connection connection = DriverManager.getConnection(url, "postgres", "");
+             Statement statement = connection.createStatement();
+             ResultSet row = statement.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'fencegate/"
+                     + schema + "'")) {
+            row.next();
+            return row.getLong(1);
         }
     }
 
