@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.UUID;
 import org.slf4j.Logger;
@@ -26,7 +27,7 @@ public final class HistoryGuard {
     private static final Logger log = LoggerFactory.getLogger(HistoryGuard.class);
     /** Where the next WAL record goes; null on a standby, which cannot record fences and is refused elsewhere. */
     private static final String POSITION = "SELECT CASE WHEN pg_is_in_recovery() THEN NULL ELSE pg_current_wal_lsn()::text END";
-    /** A commit that writes WAL (this instance's own row, so instances never wait on each other), and a position before it. */
+    /** A commit that writes WAL (a row of this guard's own, so nothing else ever waits on it), and a position before it. */
     private static final String CONFIRM = """
             WITH touched AS (
                 INSERT INTO fence_confirmation (instance, confirmed_at) VALUES (?, now())
@@ -91,9 +92,9 @@ public final class HistoryGuard {
         long before;
         try (PreparedStatement statement = connection.prepareStatement(CONFIRM)) {
             statement.setObject(1, row);
-            try (ResultSet row = statement.executeQuery()) {
-                row.next();
-                before = parse(row.getString(1));
+            try (ResultSet answer = statement.executeQuery()) {
+                answer.next();
+                before = parse(answer.getString(1));
             }
             if (statement.getWarnings() != null) {
                 return; // a wait for the synchronous standbys was cancelled: visible, not confirmed
@@ -194,6 +195,7 @@ public final class HistoryGuard {
     }
 
     static String format(long position) {
-        return Long.toHexString(position >>> 32).toUpperCase() + "/" + Long.toHexString(position & 0xFFFF_FFFFL).toUpperCase();
+        return Long.toHexString(position >>> 32).toUpperCase(Locale.ROOT) + "/"
+                + Long.toHexString(position & 0xFFFF_FFFFL).toUpperCase(Locale.ROOT);
     }
 }
