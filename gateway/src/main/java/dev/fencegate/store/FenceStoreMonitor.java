@@ -131,8 +131,8 @@ public final class FenceStoreMonitor implements AutoCloseable {
                 try (Statement statement = connection.createStatement()) {
                     statement.execute("SELECT 1 FROM fence LIMIT 1");
                 }
-                // Before the durability verdict can turn safe: a server connected to while in recovery (no
-                // WAL position to show then) and promoted since is looked at before writes are let through.
+                // Every check, not only each new connection: behind a connection pooler the server can
+                // change under a connection that stays open.
                 history.verify(connection);
             }
             guard.check();

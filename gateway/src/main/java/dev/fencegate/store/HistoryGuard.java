@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
 public final class HistoryGuard {
 
     private static final Logger log = LoggerFactory.getLogger(HistoryGuard.class);
-    /** Where the next WAL record goes; null on a standby, which cannot record fences and is refused elsewhere. */
+    /** Where the next WAL record goes; null on a server in recovery, which has none to show. */
     private static final String POSITION = "SELECT CASE WHEN pg_is_in_recovery() THEN NULL ELSE pg_current_wal_lsn()::text END";
     /** A commit that writes WAL (a row of this guard's own, so nothing else ever waits on it), and a position before it. */
     private static final String CONFIRM = """
@@ -36,7 +36,14 @@ public final class HistoryGuard {
             SELECT pg_current_wal_insert_lsn()::text FROM touched""";
     private static final String STANDBYS_NAMED = "SELECT current_setting('synchronous_standby_names') <> ''";
     /** SQLSTATE object_not_in_prerequisite_state: the server answered, and is not one fences can be checked on. */
-    private static final String WENT_BACK_STATE = "55000";
+    private static final String UNUSABLE_STATE = "55000";
+    /**
+     * A server in recovery has no WAL position to show, so nothing to hold against the confirmed one:
+     * a connection made to it could outlive its promotion unchecked (a copy restored as a standby
+     * and promoted under writes), so none is made. It could not record a fence anyway.
+     */
+    private static final String IN_RECOVERY = "the fence database is in recovery (a standby, or a copy being restored):"
+            + " it cannot record fences, and no connection is taken to it until it is promoted";
 
     /** The fence_confirmation row this guard commits: not the instance's own, which fence-check batches lock. */
     private final UUID row;
@@ -63,7 +70,7 @@ public final class HistoryGuard {
 
     /**
      * Run on every new connection before it is used: refuses it, with the reason, if the server is
-     * behind a commit this instance saw confirmed, or if one was already found so.
+     * in recovery, or behind a commit this instance saw confirmed, or if one was already found so.
      */
     public void verify(Connection connection) throws SQLException {
         refuseIfWentBack();
@@ -71,9 +78,10 @@ public final class HistoryGuard {
         // position the read may return, though nothing was lost.
         long floor = confirmedPosition();
         Optional<Long> position = position(connection);
-        if (position.isPresent()) {
-            compare(position.get(), floor);
+        if (position.isEmpty()) {
+            throw new SQLException(IN_RECOVERY, UNUSABLE_STATE);
         }
+        compare(position.get(), floor);
     }
 
     /** {@code action} runs once, on the thread that finds the database gone back (to close what is open to it). */
@@ -114,7 +122,7 @@ public final class HistoryGuard {
     public void refuseIfWentBack() throws SQLException {
         String known = refusalWords();
         if (known != null) {
-            throw new SQLException(known, WENT_BACK_STATE);
+            throw new SQLException(known, UNUSABLE_STATE);
         }
     }
 
@@ -140,7 +148,7 @@ public final class HistoryGuard {
         String words;
         synchronized (this) {
             if (wentBack != null) {
-                throw new SQLException(wentBack, WENT_BACK_STATE);
+                throw new SQLException(wentBack, UNUSABLE_STATE);
             }
             if (Long.compareUnsigned(position, floor) >= 0) {
                 return;
@@ -162,7 +170,7 @@ public final class HistoryGuard {
         log.error("FENCE HISTORY WENT BACK: {}. Every write and raise is refused with 503 until this instance is restarted.",
                 words);
         onWentBack.run();
-        throw new SQLException(words, WENT_BACK_STATE);
+        throw new SQLException(words, UNUSABLE_STATE);
     }
 
     private static Optional<Long> position(Connection connection) throws SQLException {

@@ -1,6 +1,7 @@
 package dev.fencegate.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencegate.config.DatabaseConfig;
 import dev.fencegate.demo.AppliedWrite;
@@ -27,12 +28,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * A fence database restored from a copy taken before a raise, on a server of its own: the
@@ -122,8 +125,9 @@ class HistoryGuardIT {
 
     /**
      * A point-in-time restore comes up as a standby, in recovery, and is promoted once it reached
-     * its point: connections made while it had no WAL position to show are looked at before the
-     * durability verdict lets writes through, and none passes on the fences it lost.
+     * its point, here at once, under writes that waited through the outage: no connection is taken
+     * while it has no WAL position to show, so none outlives the promotion unchecked, and no write
+     * passes on the fences it lost.
      */
     @Test
     void aCopyRestoredAsAStandbyAndPromotedUnderWritesAdmitsNothing() throws Exception {
@@ -149,11 +153,6 @@ class HistoryGuardIT {
                     .until(() -> AdminMetrics.value(gateway.gateway.adminPort(), "fencegate_fence_history_confirmed_bytes") >= afterRaise);
 
             server.close();
-            delete(data);
-            copy(copy, data);
-            Files.createFile(data.resolve("standby.signal"));
-            server = start(data, port);
-
             AtomicBoolean stop = new AtomicBoolean();
             List<Integer> answers = new CopyOnWriteArrayList<>();
             List<Thread> writers = new ArrayList<>();
@@ -167,7 +166,10 @@ class HistoryGuardIT {
                 thread.start();
                 writers.add(thread);
             }
-            Thread.sleep(2_000);
+            delete(data);
+            copy(copy, data);
+            Files.createFile(data.resolve("standby.signal"));
+            server = start(data, port);
             int beforePromotion = answers.size();
             try (Connection connection = DriverManager.getConnection(url, "postgres", "");
                  Statement statement = connection.createStatement()) {
@@ -179,7 +181,7 @@ class HistoryGuardIT {
                 writer.join();
             }
 
-            assertThat(beforePromotion).as("writes while the copy was in recovery").isPositive();
+            assertThat(beforePromotion).as("writes while the database was away or in recovery").isPositive();
             assertThat(answers.size()).as("writes in all").isGreaterThan(beforePromotion);
             assertThat(answers).as("answers, in recovery and after the promotion").containsOnly(503);
             assertThat(gateway.store.applied()).extracting(AppliedWrite::fencingToken).containsOnly("5", "10");
@@ -187,6 +189,34 @@ class HistoryGuardIT {
             // Its connections to the promoted copy, made while it was in recovery, are closed, the listener's too.
             Awaitility.await("the gateway's sessions on the copy gone").atMost(Duration.ofSeconds(15))
                     .pollInterval(Duration.ofMillis(200)).until(() -> sessions(url, schema) == 0);
+        }
+    }
+
+    /**
+     * A server in recovery has no WAL position to hold against the confirmed one: a connection made
+     * to it would be checked against nothing, and could outlive its promotion. None is made.
+     */
+    @Test
+    void aServerInRecoveryGetsNoConnection() throws Exception {
+        Path data = folder("data");
+        int port = freePort();
+        server = start(data, port);
+        server.close();
+        Files.createFile(data.resolve("standby.signal"));
+        server = start(data, port);
+        PGSimpleDataSource standby = new PGSimpleDataSource();
+        standby.setURL("jdbc:postgresql://127.0.0.1:" + port + "/postgres");
+        standby.setUser("postgres");
+        HistoryCheckedConnections connections = new HistoryCheckedConnections(standby, new HistoryGuard(UUID.randomUUID(), false, false));
+
+        assertThatThrownBy(connections::getConnection).isInstanceOf(SQLException.class)
+                .hasMessageStartingWith("the fence database is in recovery");
+
+        try (Connection connection = standby.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("SELECT pg_promote()");
+        }
+        try (Connection promoted = connections.getConnection()) {
+            assertThat(promoted.isValid(1)).isTrue();
         }
     }
 
