@@ -11,7 +11,9 @@ import javax.sql.DataSource;
  * The pool's source of new connections: each is shown to the {@link HistoryGuard} before the pool
  * may hand it out, so no statement runs on a server that lost commits this instance saw confirmed.
  * A restored or replaced database is reached through new connections only (its restart ended the
- * old ones), so the first batch after it cannot admit on a fence that went back.
+ * old ones), and a server in recovery gets none (so none outlives its promotion unchecked): the
+ * first batch after a restore cannot admit on a fence that went back. Behind a connection pooler,
+ * whose connections outlive the server's restart, the monitor's check each second looks again.
  */
 final class HistoryCheckedConnections implements DataSource {
 
