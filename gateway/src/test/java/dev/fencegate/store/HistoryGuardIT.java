@@ -70,21 +70,8 @@ class HistoryGuardIT {
         String schema = TestPostgres.newSchema("history");
         DatabaseConfig database = new DatabaseConfig(url, schema, "postgres", "", 2, Duration.ofSeconds(2));
         try (GatewayHarness gateway = GatewayHarness.start(MemoryObjectStore.Options.loopback(), database, Duration.ofSeconds(10))) {
-            assertThat(gateway.put("/history/k", 5, "at 5").statusCode()).isEqualTo(201);
-
-            // A copy of the database as it was with the fence at 5, and with no fence for j, taken with the server stopped.
-            server.close();
-            copy(data, copy);
-            server = start(data, port);
-
-            // The same history, restarted: no false alarm, and the fence goes up to 10.
-            Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> gateway.put("/history/k", 10, "at 10").statusCode() == 204);
-            // Another instance raises j to 10: this one remembers no token of j's.
-            raise(url, schema, "/history/j", 10);
-            long afterRaise = position(url);
-            Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> AdminMetrics.value(gateway.gateway.adminPort(), "fencegate_fence_history_confirmed_bytes") >= afterRaise);
+            // The same history, restarted: no false alarm. Another instance raises j: this one remembers no token of j's.
+            copyThenRaise(gateway, data, copy, port, schema, "/history/k", List.of("/history/j"));
             assertThat(AdminMetrics.value(gateway.gateway.adminPort(), "fencegate_fence_history_went_back")).isZero();
 
             // Restored: the fence reads 5 again.
@@ -139,18 +126,11 @@ class HistoryGuardIT {
         String schema = TestPostgres.newSchema("history_standby");
         DatabaseConfig database = new DatabaseConfig(url, schema, "postgres", "", 2, Duration.ofSeconds(2));
         try (GatewayHarness gateway = GatewayHarness.start(MemoryObjectStore.Options.loopback(), database, Duration.ofSeconds(10))) {
-            assertThat(gateway.put("/standby/k", 5, "at 5").statusCode()).isEqualTo(201);
-            server.close();
-            copy(data, copy);
-            server = start(data, port);
-            Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> gateway.put("/standby/k", 10, "at 10").statusCode() == 204);
+            List<String> others = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
-                raise(url, schema, "/standby/j" + i, 10);
+                others.add("/standby/j" + i);
             }
-            long afterRaise = position(url);
-            Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> AdminMetrics.value(gateway.gateway.adminPort(), "fencegate_fence_history_confirmed_bytes") >= afterRaise);
+            copyThenRaise(gateway, data, copy, port, schema, "/standby/k", others);
 
             server.close();
             AtomicBoolean stop = new AtomicBoolean();
@@ -228,6 +208,29 @@ class HistoryGuardIT {
             row.next();
             return row.getLong(1);
         }
+    }
+
+    /**
+     * {@code written} at 5 through the gateway, then a copy of the data folder taken with the server
+     * stopped (no fence of {@code others} in it); the same history started again, {@code written}
+     * raised to 10 through the gateway and {@code others} to 10 as another instance would, and this
+     * instance's confirmed position past all of it.
+     */
+    private void copyThenRaise(GatewayHarness gateway, Path data, Path copy, int port, String schema, String written,
+                               List<String> others) throws Exception {
+        String url = "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
+        assertThat(gateway.put(written, 5, "at 5").statusCode()).isEqualTo(201);
+        server.close();
+        copy(data, copy);
+        server = start(data, port);
+        Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
+                .until(() -> gateway.put(written, 10, "at 10").statusCode() == 204);
+        for (String other : others) {
+            raise(url, schema, other, 10);
+        }
+        long afterRaise = position(url);
+        Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                .until(() -> AdminMetrics.value(gateway.gateway.adminPort(), "fencegate_fence_history_confirmed_bytes") >= afterRaise);
     }
 
     private static EmbeddedPostgres start(Path data, int port) throws IOException {
