@@ -32,7 +32,6 @@ public final class InstanceFences {
      * instance as a possible holder: long enough for its listener to hear the raise or go stale.
      */
     public static final Duration EXPIRED_HOLDER_GRACE = LISTENER_FRESH.plusMillis(250);
-    private static final long GRACE_MEMORY_NANOS = Duration.ofSeconds(60).toNanos();
     /**
      * A lease no write but the one that registered it was written under (a new object's) is
      * withdrawn this long after that write, instead of after the idle release: a resource written
@@ -48,60 +47,23 @@ public final class InstanceFences {
     private final Map<ResourceKey, Lease> leases = new HashMap<>();
     /** Resources another instance is waiting on: released as soon as nothing local needs them. */
     private final Set<ResourceKey> wanted = new HashSet<>();
-    /** Dropping a slot also voids every fence read still under way for it. */
-    private final Map<ResourceKey, HeldSlot> held = new HashMap<>();
-    /** Until when a raise here waits for an instance whose row it found expired. */
-    private final Map<ResourceKey, ExpiredHolderGrace> expiredHolderGrace = new HashMap<>();
+    private final HeldFences held = new HeldFences();
+    private final ExpiredHolderGraces expiredHolderGraces = new ExpiredHolderGraces();
     /**
      * When a change made outside the gateways was last heard per resource: a row write that started
      * before it may have been undone by it (a row deleted or changed by hand after it was written).
      */
     private final Map<ResourceKey, Long> outsideChanges = new HashMap<>();
-    /**
-     * Rows a write may have committed without this instance learning it (its connection was lost
-     * as it committed): their generation is unknown, so no withdrawal could name them, and other
-     * instances' raises would wait on them until they expired. The next sweep writes them again,
-     * which tells it, and they are withdrawn as any other once idle. At most
-     * {@link #MOST_ROWS_IN_DOUBT}: past that, a row in doubt is left to expire.
-     */
-    private final Map<ResourceKey, RowInDoubt> rowsInDoubt = new HashMap<>();
-    static final int MOST_ROWS_IN_DOUBT = 65_536;
-    /** How many rows in doubt one sweep writes again, in a statement of their own. */
-    private static final int ROWS_IN_DOUBT_PER_SWEEP = 4_096;
-    /** Tells each entry of {@link #rowsInDoubt} from the one it replaced. */
-    private long doubtSerial;
-    private long listenerConfirmedNanos;
-    private boolean listenerConfirmed;
-    private long listenerLosses;
-    /**
-     * Times a listening connection was lost, confirmed or not. A row write under way across one may
-     * have been undone meanwhile (a row deleted by hand) with nobody to hear it.
-     */
-    private long listenerDrops;
-    /** The listener's connection has run LISTEN and has not been lost since. */
-    private boolean listening;
-
-    private static final class HeldSlot {
-        private HeldFence fence;
-    }
-
-    /** A grace for another instance's expired rows: until when, for the raise to which token. */
-    private record ExpiredHolderGrace(long untilNanos, long token) {
-    }
-
-    /**
-     * The lowest token a row in doubt may cover, when the last write that may have left it (or
-     * extended it) failed, and which entry this is (one put in doubt again is another).
-     */
-    private record RowInDoubt(long minToken, long sinceNanos, long serial) {
-    }
+    private final RowsInDoubt rowsInDoubt = new RowsInDoubt();
+    private final ListenerState listener = new ListenerState();
+    private final RegistrationSweep sweep;
 
     /**
      * What a claim was covered by before its fence was read: its lease, the lease's revocation
      * count then (a revocation heard while the fence is read sends the claim round again), and the
      * hold the read may become.
      */
-    record Covered(Lease lease, long epoch, HeldSlot slot) {
+    record Covered(Lease lease, long epoch, HeldFences.Slot slot) {
 
         static final Covered NOTHING = new Covered(null, 0, null);
     }
@@ -110,6 +72,7 @@ public final class InstanceFences {
         this.rows = rows;
         this.timing = timing;
         this.clock = clock;
+        this.sweep = new RegistrationSweep(this, rows);
     }
 
     public long now() {
@@ -160,13 +123,12 @@ public final class InstanceFences {
     Optional<SendWindow> admitHeld(FenceClaim claim) {
         long now = now();
         synchronized (lock) {
-            HeldSlot slot = held.get(claim.resource());
-            if (slot == null || slot.fence == null || !slot.fence.admits(claim)) {
+            if (!held.admits(claim)) {
                 return Optional.empty();
             }
             Lease lease = leases.get(claim.resource());
             if (lease == null || !lease.covers(claim.token().value()) || lease.sendByNanos() - now <= timing.minSendNanos()
-                    || !listenerFresh(now) || inflight.hasLowerThan(claim)) {
+                    || !listener.fresh(now) || inflight.hasLowerThan(claim)) {
                 return Optional.empty();
             }
             inflight.enter(claim);
@@ -188,7 +150,7 @@ public final class InstanceFences {
         boolean rowsUnknown = true;
         long drops;
         synchronized (lock) {
-            drops = listenerDrops;
+            drops = listener.drops();
             for (FenceClaim claim : claims) {
                 Lease lease = leases.get(claim.resource());
                 if (lease == null || !lease.covers(claim.token().value()) || lease.sendByNanos() - now <= timing.minSendNanos()) {
@@ -196,11 +158,11 @@ public final class InstanceFences {
                     rowsUnknown &= lease == null;
                 }
             }
-            boolean holding = listenerFresh(now);
+            boolean holding = listener.fresh(now);
             for (FenceClaim claim : claims) {
                 Lease lease = leases.get(claim.resource());
                 boolean covered = !needed.containsKey(claim.resource());
-                HeldSlot slot = covered && holding ? held.computeIfAbsent(claim.resource(), r -> new HeldSlot()) : null;
+                HeldFences.Slot slot = covered && holding ? held.slot(claim.resource()) : null;
                 before.add(covered ? new Covered(lease, lease.epoch(), slot) : null);
             }
         }
@@ -220,7 +182,7 @@ public final class InstanceFences {
         }
         List<Covered> covered = new ArrayList<>(claims.size());
         synchronized (lock) {
-            boolean holding = listenerFresh(now());
+            boolean holding = listener.fresh(now());
             for (int i = 0; i < claims.size(); i++) {
                 if (before.get(i) != null) {
                     covered.add(before.get(i));
@@ -232,7 +194,7 @@ public final class InstanceFences {
                     covered.add(Covered.NOTHING);
                     continue;
                 }
-                HeldSlot slot = holding ? held.computeIfAbsent(claim.resource(), r -> new HeldSlot()) : null;
+                HeldFences.Slot slot = holding ? held.slot(claim.resource()) : null;
                 covered.add(new Covered(lease, lease.epoch(), slot));
             }
         }
@@ -259,21 +221,14 @@ public final class InstanceFences {
     void rowsInDoubt(Map<ResourceKey, Long> minTokens) {
         long now = now();
         synchronized (lock) {
-            for (Map.Entry<ResourceKey, Long> row : minTokens.entrySet()) {
-                if (rowsInDoubt.size() >= MOST_ROWS_IN_DOUBT && !rowsInDoubt.containsKey(row.getKey())) {
-                    continue;
-                }
-                // Each write that may have committed may also have made the row last longer: counted from the last.
-                rowsInDoubt.merge(row.getKey(), new RowInDoubt(row.getValue(), now, ++doubtSerial),
-                        (kept, next) -> new RowInDoubt(Math.min(kept.minToken(), next.minToken()), next.sinceNanos(), next.serial()));
-            }
+            rowsInDoubt.add(minTokens, now);
         }
     }
 
     /** The fence read failed: a raise may have committed, so no hold from it. */
     void readFailed(List<FenceClaim> claims) {
         synchronized (lock) {
-            claims.forEach(claim -> held.remove(claim.resource()));
+            claims.forEach(claim -> held.drop(claim.resource()));
         }
     }
 
@@ -301,13 +256,10 @@ public final class InstanceFences {
                     // A change by hand was heard while the fence was read, or right after the row was
                     // written: the row may be gone, and a raise elsewhere may not have waited for this
                     // write. It registers again and is judged again, as a claim behind a lower one is.
-                    held.remove(claim.resource());
+                    held.drop(claim.resource());
                     return new FenceDecision.Draining(claim, new Fence(claim.resource(), claim.token(), claim.holder()));
                 }
-                if (covered.slot() != null && held.get(claim.resource()) == covered.slot()) {
-                    HeldSlot slot = covered.slot();
-                    slot.fence = slot.fence == null || slot.fence.token() < claim.token().value() ? HeldFence.of(claim) : slot.fence.and(claim);
-                }
+                held.admitted(claim, covered.slot());
                 return admitted.within(covered.lease().windowFor(claim.token().value()));
             }
             if (decision instanceof FenceDecision.Draining) {
@@ -321,7 +273,7 @@ public final class InstanceFences {
                 endHoldsBelow(claim.resource(), reused.current().token().value());
                 remembered.readAt(claim.resource(), reused.current().token().value());
             } else if (decision instanceof FenceDecision.Unavailable) {
-                held.remove(claim.resource());
+                held.drop(claim.resource());
             }
             return decision;
         }
@@ -338,22 +290,14 @@ public final class InstanceFences {
         }
     }
 
-    /**
-     * A refusal read the fence at {@code read}: a value held here below it was raised without this
-     * instance hearing of it yet, so that hold ends, and so does a hold whose read is still under
-     * way, whose value is not known yet. A hold at the fence read stays: anyone may send a stale or
-     * reused token, and it must not cost the holder its hold.
-     */
+    /** A refusal read the fence at {@code read}: see {@link HeldFences#dropBelow}. */
     private void endHoldsBelow(ResourceKey resource, long read) {
-        HeldSlot slot = held.get(resource);
-        if (slot != null && (slot.fence == null || slot.fence.token() < read)) {
-            held.remove(resource);
-        }
+        held.dropBelow(resource, read);
         revokeBelow(resource, read);
     }
 
     private void endHolds(ResourceKey resource, long token) {
-        held.remove(resource);
+        held.drop(resource);
         revokeBelow(resource, token);
     }
 
@@ -366,20 +310,12 @@ public final class InstanceFences {
 
     /**
      * A raise to {@code token} found another instance's registration expired, not withdrawn: that
-     * instance may still hold the fence without knowing. True until it has had
-     * {@link #EXPIRED_HOLDER_GRACE} to hear of a raise to this token or higher, counted from the
-     * first time this instance found it for such a raise: a grace served for a lower raise does not
-     * cover a higher one, whose notice the other instance has not had the time to hear.
+     * instance may still hold the fence without knowing (see {@link ExpiredHolderGraces#mayStillHold}).
      */
     boolean expiredHolderMayStillHold(ResourceKey resource, long token) {
         long now = now();
         synchronized (lock) {
-            ExpiredHolderGrace grace = expiredHolderGrace.get(resource);
-            if (grace == null || grace.token() < token) {
-                expiredHolderGrace.put(resource, new ExpiredHolderGrace(now + EXPIRED_HOLDER_GRACE.toNanos(), token));
-                return true;
-            }
-            return now - grace.untilNanos() < 0;
+            return expiredHolderGraces.mayStillHold(resource, token, now);
         }
     }
 
@@ -389,7 +325,7 @@ public final class InstanceFences {
      */
     public void expiredHolderGraceServed(ResourceKey resource) {
         synchronized (lock) {
-            expiredHolderGrace.remove(resource);
+            expiredHolderGraces.served(resource);
         }
     }
 
@@ -399,9 +335,7 @@ public final class InstanceFences {
      */
     void noExpiredHolders(List<ResourceKey> resources) {
         synchronized (lock) {
-            if (!expiredHolderGrace.isEmpty()) {
-                resources.forEach(expiredHolderGrace::remove);
-            }
+            expiredHolderGraces.servedAll(resources);
         }
     }
 
@@ -424,7 +358,7 @@ public final class InstanceFences {
                 if (leases.containsKey(resource) || inflight.lowest(resource).isPresent()) {
                     outsideChanges.put(resource, now);
                 }
-                held.remove(resource);
+                held.drop(resource);
                 Lease lease = leases.get(resource);
                 if (lease != null) {
                     lease.revokeAll();
@@ -441,15 +375,14 @@ public final class InstanceFences {
     /** The listener's connection has run LISTEN: a change made from now on is announced to it. */
     public void listenerListening() {
         synchronized (lock) {
-            listening = true;
+            listener.listening();
         }
     }
 
     /** Every notice sent before {@code sinceNanos} (this owner's clock) has been delivered. */
     public void listenerConfirmed(long sinceNanos) {
         synchronized (lock) {
-            listenerConfirmedNanos = sinceNanos;
-            listenerConfirmed = true;
+            listener.confirmed(sinceNanos);
         }
     }
 
@@ -463,16 +396,8 @@ public final class InstanceFences {
      */
     public void listenerLost() {
         synchronized (lock) {
-            if (listenerConfirmed) {
-                listenerLosses++;
-            }
-            boolean wasListening = listening;
-            listening = false;
-            if (wasListening) {
-                listenerDrops++;
-            }
-            listenerConfirmed = false;
-            held.clear();
+            boolean wasListening = listener.lost();
+            held.dropAll();
             leases.values().forEach(lease -> {
                 if (wasListening) {
                     lease.revokeAll();
@@ -486,7 +411,7 @@ public final class InstanceFences {
     /** How many times a confirmed listener was lost; each time held fences stopped until it confirmed again. */
     public long listenerLosses() {
         synchronized (lock) {
-            return listenerLosses;
+            return listener.losses();
         }
     }
 
@@ -494,12 +419,8 @@ public final class InstanceFences {
     public boolean hearsRaises() {
         long now = now();
         synchronized (lock) {
-            return listenerFresh(now);
+            return listener.fresh(now);
         }
-    }
-
-    private boolean listenerFresh(long now) {
-        return listenerConfirmed && now - listenerConfirmedNanos < LISTENER_FRESH.toNanos();
     }
 
     /**
@@ -511,11 +432,11 @@ public final class InstanceFences {
      * connection was lost ({@code dropsAtStart}: such a change went unheard), and one written only
      * to learn it, a row in doubt ({@code coverNothing}).
      */
-    private void write(Map<ResourceKey, Long> minTokens, Set<ResourceKey> coverNothing) {
+    void write(Map<ResourceKey, Long> minTokens, Set<ResourceKey> coverNothing) {
         long started = now();
         long drops;
         synchronized (lock) {
-            drops = listenerDrops;
+            drops = listener.drops();
         }
         recordWritten(writeRows(minTokens), started, drops, coverNothing);
     }
@@ -525,29 +446,16 @@ public final class InstanceFences {
         long confirmed = now();
         long expires = started + timing.rowNanos();
         synchronized (lock) {
-            boolean unheard = listenerDrops != dropsAtStart;
+            boolean unheard = listener.drops() != dropsAtStart;
             for (RegistrationRows.Written row : written) {
                 Lease lease = leases.get(row.resource());
                 Long changedOutside = outsideChanges.get(row.resource());
                 boolean undone = unheard || changedOutside != null && changedOutside - started > 0;
-                if (lease == null || confirmed - lease.expiresNanos >= 0 || lease.unconfirmed || undone) {
-                    held.remove(row.resource());
-                    // Recorded after the sweep's later write of the row was (writing again a row in
-                    // doubt): the row has that write's generation, and at most the lower minimum.
-                    boolean late = lease != null && lease.learnedOnly && !undone && confirmed - lease.expiresNanos < 0
-                            && lease.generation > row.generation();
-                    Lease fresh = new Lease(clock, late ? Math.min(row.minToken(), lease.minToken) : row.minToken(),
-                            late ? lease.generation : row.generation(), expires, timing.storeApplyNanos());
-                    // A row written again only to learn it covers no claim: a change by hand to it
-                    // could have gone unheard (nothing here watched the resource), so a claim writes its own.
-                    fresh.learnedOnly = !undone && coverNothing.contains(row.resource());
-                    fresh.unconfirmed = undone || fresh.learnedOnly;
-                    leases.put(row.resource(), fresh);
-                } else if (row.generation() >= lease.generation) {
-                    lease.minToken = row.minToken();
-                    lease.generation = row.generation();
-                    lease.writtenUnder = false;
-                    lease.extend(expires, timing.storeApplyNanos());
+                Lease kept = Lease.confirmedBy(lease, row, confirmed, expires, undone, coverNothing.contains(row.resource()),
+                        clock, timing.storeApplyNanos());
+                if (kept != lease) {
+                    held.drop(row.resource());
+                    leases.put(row.resource(), kept);
                 }
             }
         }
@@ -556,111 +464,85 @@ public final class InstanceFences {
     /** How many entries this instance keeps for resources, all kinds together: what the sweeps keep bounded. */
     int resourcesKept() {
         synchronized (lock) {
-            return inflight.resources() + leases.size() + held.size() + wanted.size() + expiredHolderGrace.size()
+            return inflight.resources() + leases.size() + held.size() + wanted.size() + expiredHolderGraces.size()
                     + outsideChanges.size() + rowsInDoubt.size();
         }
     }
 
     /** The full sweep: withdraws idle and expired rows, narrows, renews rows written under since they were last written. */
     public void reconcile() {
-        List<ResourceKey> all;
-        Map<ResourceKey, RowInDoubt> doubtful = new HashMap<>();
-        long now = now();
-        synchronized (lock) {
-            all = List.copyOf(leases.keySet());
-            // A row in doubt longer than a row lasts has expired; one written again is known.
-            rowsInDoubt.values().removeIf(row -> now - row.sinceNanos() > timing.rowNanos());
-            for (Map.Entry<ResourceKey, RowInDoubt> row : rowsInDoubt.entrySet()) {
-                if (doubtful.size() == ROWS_IN_DOUBT_PER_SWEEP) {
-                    break;
-                }
-                doubtful.put(row.getKey(), row.getValue());
-            }
-            // When a resource went idle matters only to a lease on it: a claim that never got one
-            // (its registration failed) leaves nothing behind.
-            inflight.forgetIdleExcept(leases.keySet());
-            expiredHolderGrace.values().removeIf(grace -> now - grace.untilNanos() > GRACE_MEMORY_NANOS);
-            // A row write that started longer ago than a row lasts confirms a lease already past its send time.
-            long remembered = Math.max(GRACE_MEMORY_NANOS, timing.rowNanos());
-            outsideChanges.values().removeIf(heard -> now - heard > remembered);
-        }
-        reconcile(all, true, doubtful);
+        sweep.full();
     }
 
     /** Only the rows another instance waits on: cheap enough to run often. */
     public void reconcileWanted() {
-        List<ResourceKey> some;
-        synchronized (lock) {
-            if (wanted.isEmpty()) {
-                return;
-            }
-            some = List.copyOf(wanted);
-        }
-        reconcile(some, false, Map.of());
+        sweep.wanted();
     }
 
     /**
-     * {@code rewrite}: rows in doubt, written again after the renewals, in a statement of their own
-     * (a slow one costs no renewal); once written they are known, unless another write put them in
-     * doubt again meanwhile (a failed write that was sent does).
+     * Starts a full sweep: forgets what has run out and returns every resource with a lease;
+     * {@code doubtful} gets the rows in doubt the sweep writes again.
      */
-    private void reconcile(List<ResourceKey> resources, boolean renew, Map<ResourceKey, RowInDoubt> rewrite) {
-        List<RegistrationRows.Change> withdrawals = new ArrayList<>();
-        List<RegistrationRows.Change> narrowings = new ArrayList<>();
-        Map<ResourceKey, Long> renewals = new TreeMap<>(Comparator.comparing(ResourceKey::value));
+    List<ResourceKey> startFullSweep(Map<ResourceKey, RowsInDoubt.Row> doubtful) {
         long now = now();
-        // The lock is taken per resource, not across the sweep: event loops enter claims under it.
-        for (ResourceKey resource : resources) {
-            synchronized (lock) {
-                boolean wantedElsewhere = wanted.remove(resource);
-                Lease lease = leases.get(resource);
-                if (lease == null) {
-                    continue;
-                }
-                OptionalLong lowest = inflight.lowest(resource);
-                long release = lease.reused ? timing.idleReleaseNanos() : Math.min(ONE_WRITE_RELEASE_NANOS, timing.idleReleaseNanos());
-                boolean idle = inflight.idleFor(resource, release, now);
-                if (lowest.isEmpty() && (wantedElsewhere || idle || now - lease.expiresNanos > 0)) {
-                    leases.remove(resource);
-                    held.remove(resource);
-                    inflight.forget(resource);
-                    withdrawals.add(new RegistrationRows.Change(resource, lease.minToken, lease.generation));
-                    continue;
-                }
-                if (lowest.isPresent() && lowest.getAsLong() > lease.minToken) {
-                    // Covers from now on see the higher minimum and write their own row.
-                    lease.minToken = lowest.getAsLong();
-                    narrowings.add(new RegistrationRows.Change(resource, lease.minToken, lease.generation));
-                }
-                // A row write is worth it only for a lease written under since its row was last written
-                // (or with a write still in flight): one written once, as a new object is, by the very
-                // write that registered it, runs out instead, and a later write registers again.
-                if (renew && lease.sendByNanos() - now < timing.renewBelowNanos() && (lowest.isPresent() || lease.writtenUnder)) {
-                    renewals.put(resource, lease.minToken);
-                }
+        synchronized (lock) {
+            List<ResourceKey> all = List.copyOf(leases.keySet());
+            // A row in doubt longer than a row lasts has expired; one written again is known.
+            doubtful.putAll(rowsInDoubt.toWriteAgain(now, timing.rowNanos()));
+            // When a resource went idle matters only to a lease on it: a claim that never got one
+            // (its registration failed) leaves nothing behind.
+            inflight.forgetIdleExcept(leases.keySet());
+            expiredHolderGraces.forgetOld(now);
+            // A row write that started longer ago than a row lasts confirms a lease already past its send time.
+            long remembered = Math.max(ExpiredHolderGraces.MEMORY_NANOS, timing.rowNanos());
+            outsideChanges.values().removeIf(heard -> now - heard > remembered);
+            return all;
+        }
+    }
+
+    /** The resources another instance waits on; empty when there are none. */
+    List<ResourceKey> wantedElsewhere() {
+        synchronized (lock) {
+            return wanted.isEmpty() ? List.of() : List.copyOf(wanted);
+        }
+    }
+
+    /** Decides, under the lock, what the sweep does with this instance's row of {@code resource}. */
+    void sweep(ResourceKey resource, boolean renew, long now, RegistrationSweep.Plan plan) {
+        synchronized (lock) {
+            boolean wantedElsewhere = wanted.remove(resource);
+            Lease lease = leases.get(resource);
+            if (lease == null) {
+                return;
+            }
+            OptionalLong lowest = inflight.lowest(resource);
+            long release = lease.reused ? timing.idleReleaseNanos() : Math.min(ONE_WRITE_RELEASE_NANOS, timing.idleReleaseNanos());
+            boolean idle = inflight.idleFor(resource, release, now);
+            if (lowest.isEmpty() && (wantedElsewhere || idle || now - lease.expiresNanos > 0)) {
+                leases.remove(resource);
+                held.drop(resource);
+                inflight.forget(resource);
+                plan.withdrawals.add(new RegistrationRows.Change(resource, lease.minToken, lease.generation));
+                return;
+            }
+            if (lowest.isPresent() && lowest.getAsLong() > lease.minToken) {
+                // Covers from now on see the higher minimum and write their own row.
+                lease.minToken = lowest.getAsLong();
+                plan.narrowings.add(new RegistrationRows.Change(resource, lease.minToken, lease.generation));
+            }
+            // A row write is worth it only for a lease written under since its row was last written
+            // (or with a write still in flight): one written once, as a new object is, by the very
+            // write that registered it, runs out instead, and a later write registers again.
+            if (renew && lease.sendByNanos() - now < timing.renewBelowNanos() && (lowest.isPresent() || lease.writtenUnder)) {
+                plan.renewals.put(resource, lease.minToken);
             }
         }
-        if (!renewals.isEmpty()) {
-            try {
-                write(renewals, Set.of());
-            } catch (FenceStoreUnavailableException e) {
-                // Writes under these leases close when their windows run out; new ones get 503.
-            }
-        }
-        if (!rewrite.isEmpty()) {
-            Map<ResourceKey, Long> again = new TreeMap<>(Comparator.comparing(ResourceKey::value));
-            rewrite.forEach((resource, row) -> again.put(resource, row.minToken()));
-            try {
-                write(again, again.keySet());
-                synchronized (lock) {
-                    rewrite.forEach(rowsInDoubt::remove);
-                }
-            } catch (FenceStoreUnavailableException e) {
-                // Still in doubt (written again if it was sent): the next sweep tries again.
-            }
-        }
-        if (!withdrawals.isEmpty() || !narrowings.isEmpty()) {
-            rows.tidy(withdrawals, narrowings);
+    }
+
+    /** These rows in doubt were written again (see {@link RowsInDoubt#writtenAgain}). */
+    void writtenAgain(Map<ResourceKey, RowsInDoubt.Row> rewritten) {
+        synchronized (lock) {
+            rowsInDoubt.writtenAgain(rewritten);
         }
     }
 
@@ -675,7 +557,7 @@ public final class InstanceFences {
         rows.withdrawAll();
         synchronized (lock) {
             leases.clear();
-            held.clear();
+            held.dropAll();
         }
     }
 }

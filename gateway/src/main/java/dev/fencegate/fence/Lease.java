@@ -48,6 +48,38 @@ final class Lease {
         this.sendByNanos = expiresNanos - storeApplyNanos;
     }
 
+    /**
+     * The lease a write of its row confirmed at {@code confirmedNanos} leaves: {@code lease} itself
+     * (extended by a renewal of the same or a later generation, if any) when the write confirmed it
+     * before it could have lapsed, or a new lease, whose writes the old hold does not cover.
+     * {@code undone}: a change from outside may have undone the row since the write started;
+     * {@code learning}: the row was written again only to learn it (a row in doubt). Either way
+     * the new lease covers no claim: the claims write the row again.
+     */
+    static Lease confirmedBy(Lease lease, RegistrationRows.Written row, long confirmedNanos, long expiresNanos, boolean undone,
+                             boolean learning, LongSupplier clock, long storeApplyNanos) {
+        if (lease == null || confirmedNanos - lease.expiresNanos >= 0 || lease.unconfirmed || undone) {
+            // Recorded after the sweep's later write of the row was (writing again a row in
+            // doubt): the row has that write's generation, and at most the lower minimum.
+            boolean late = lease != null && lease.learnedOnly && !undone && confirmedNanos - lease.expiresNanos < 0
+                    && lease.generation > row.generation();
+            Lease fresh = new Lease(clock, late ? Math.min(row.minToken(), lease.minToken) : row.minToken(),
+                    late ? lease.generation : row.generation(), expiresNanos, storeApplyNanos);
+            // A row written again only to learn it covers no claim: a change by hand to it
+            // could have gone unheard (nothing here watched the resource), so a claim writes its own.
+            fresh.learnedOnly = !undone && learning;
+            fresh.unconfirmed = undone || fresh.learnedOnly;
+            return fresh;
+        }
+        if (row.generation() >= lease.generation) {
+            lease.minToken = row.minToken();
+            lease.generation = row.generation();
+            lease.writtenUnder = false;
+            lease.extend(expiresNanos, storeApplyNanos);
+        }
+        return lease;
+    }
+
     /** A write other than the one that registered this lease was entered under it. */
     void writtenAgain() {
         writtenUnder = true;

@@ -163,17 +163,17 @@ class RowsInDoubtTest {
         assertThat(fences.resourcesKept()).isZero();
     }
 
-    /** However many rows a hanging database leaves in doubt, the instance keeps at most {@link InstanceFences#MOST_ROWS_IN_DOUBT}. */
+    /** However many rows a hanging database leaves in doubt, the instance keeps at most {@link RowsInDoubt#MOST}. */
     @Test
     void rowsInDoubtAreBoundedInNumber() {
         Map<ResourceKey, Long> many = new HashMap<>();
-        for (int i = 0; i < InstanceFences.MOST_ROWS_IN_DOUBT + 5_000; i++) {
+        for (int i = 0; i < RowsInDoubt.MOST + 5_000; i++) {
             many.put(new ResourceKey("/new/" + i), 1L);
         }
 
         local.rowsInDoubt(many);
 
-        assertThat(local.resourcesKept()).isEqualTo(InstanceFences.MOST_ROWS_IN_DOUBT);
+        assertThat(local.resourcesKept()).isEqualTo(RowsInDoubt.MOST);
     }
 
     /** As {@code fence_inflight}: a write bumps the row's generation and keeps the lower minimum; a withdrawal names the generation. */
