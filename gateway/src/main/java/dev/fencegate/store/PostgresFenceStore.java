@@ -4,7 +4,6 @@ import dev.fencegate.fence.BatchRegistration;
 import dev.fencegate.fence.Fence;
 import dev.fencegate.fence.FenceClaim;
 import dev.fencegate.fence.FenceDecision;
-import dev.fencegate.fence.FencePolicy;
 import dev.fencegate.fence.FenceStore;
 import dev.fencegate.fence.FenceStoreUnavailableException;
 import dev.fencegate.fence.FencingToken;
@@ -15,8 +14,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLWarning;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,32 +34,6 @@ public final class PostgresFenceStore implements FenceStore {
 
     private static final String READ = "SELECT token, holder FROM fence WHERE resource = ?";
     /**
-     * Other instances' registrations below a claim, in one look at the index, completed by a
-     * {@code WHERE} that names them: 1 if one of them is live, 2 if all of them expired (without
-     * being withdrawn), null if there are none.
-     */
-    static final String OTHERS_BELOW = "SELECT min(CASE WHEN i.until > now() THEN 1 ELSE 2 END) FROM fence_inflight i\n";
-    /**
-     * For each claim, in order: the fence, and whether another instance may still have a
-     * lower-token write to the resource in flight (live, or expired without being withdrawn).
-     */
-    private static final String JUDGE_ONE = """
-            SELECT token, holder, others = 1, others = 2 FROM (
-                SELECT f.token, f.holder, (""" + OTHERS_BELOW + """
-                    WHERE i.resource = f.resource AND i.instance <> ? AND i.min_token < ?) AS others
-                FROM fence f WHERE f.resource = ?) j""";
-    /**
-     * The batch form. The fence is looked up per claim (a lateral subquery the planner cannot
-     * flatten into a join), so a cached generic plan cannot turn into a scan of the whole table.
-     */
-    private static final String JUDGE_ALL = """
-            SELECT ord, token, holder, others = 1, others = 2 FROM (
-                SELECT c.ord, f.token, f.holder, CASE WHEN f.token IS NOT NULL THEN (""" + OTHERS_BELOW + """
-                    WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token) END AS others
-                FROM unnest(?::text[], ?::bigint[]) WITH ORDINALITY AS c(resource, token, ord)
-                LEFT JOIN LATERAL (SELECT token, holder FROM fence WHERE resource = c.resource LIMIT 1) f ON true) j
-            ORDER BY ord""";
-    /**
      * Rows of other instances that expired without being withdrawn, once a raise gave them time to
      * hear of it; each removal is told to its instance, so one still alive (the database clock
      * jumped) stops sending under it and registers again before its next write.
@@ -71,21 +42,9 @@ public final class PostgresFenceStore implements FenceStore {
             WITH gone AS (
                 DELETE FROM fence_inflight WHERE resource = ? AND instance <> ? AND until <= now() RETURNING resource, instance)
             SELECT pg_notify(?, instance::text || chr(10) || resource) FROM gone""";
-    /**
-     * A commit that writes WAL, so that it waits for the synchronous standbys (a transaction that
-     * writes none does not): this instance's own row, so that instances never wait on each other.
-     */
-    private static final String CONFIRM = """
-            INSERT INTO fence_confirmation (instance, confirmed_at) VALUES (?, now())
-            ON CONFLICT (instance) DO UPDATE SET confirmed_at = EXCLUDED.confirmed_at""";
-    /** Read on the committing session: a reload that emptied it was taken before the next statement. */
-    private static final String STANDBYS_NAMED = "SELECT current_setting('synchronous_standby_names') <> ''";
     private final DataSource dataSource;
     private final UUID instance;
-    /** Whether synchronous standbys are named: the durability guard's last reading. */
-    private final BooleanSupplier standbysNamed;
-    /** --require-sync-standby: a commit counts only if a synchronous standby confirmed it. */
-    private final boolean standbyMustConfirm;
+    private final StandbyConfirmation standbys;
     private final LongAdder commits = new LongAdder();
     private final LongAdder upsertedAgain = new LongAdder();
 
@@ -105,8 +64,7 @@ public final class PostgresFenceStore implements FenceStore {
     public PostgresFenceStore(DataSource dataSource, UUID instance, BooleanSupplier standbysNamed, boolean standbyMustConfirm) {
         this.dataSource = dataSource;
         this.instance = instance;
-        this.standbysNamed = standbysNamed;
-        this.standbyMustConfirm = standbyMustConfirm;
+        this.standbys = new StandbyConfirmation(instance, standbysNamed, standbyMustConfirm);
     }
 
     /** A store on a server without synchronous standbys. */
@@ -182,12 +140,14 @@ public final class PostgresFenceStore implements FenceStore {
                     decisions.set(first.again().get(j), again.get(j));
                 }
             }
-            FirstHolders.Outcome named = FirstHolders.nameUnnamed(connection, claims, decisions, again -> judgeAll(connection, again));
+            FirstHolders.Outcome named = FirstHolders.nameUnnamed(connection, claims, decisions, again -> ReadAndJudge.judgeAll(connection, instance, again));
             if (named.wrote()) {
                 commits.increment();
             }
-            confirmReadsDurable(connection, claims, first, decisions, named.readAfterCommit());
-            confirmStandbysStillNamed(connection, claims, decisions);
+            if (standbys.confirmReadsDurable(connection, claims, first, decisions, named.readAfterCommit())) {
+                commits.increment();
+            }
+            standbys.confirmStandbysStillNamed(connection, claims, decisions);
             askOthersToRelease(connection, decisions);
             return decisions;
         } catch (SQLException e) {
@@ -214,7 +174,7 @@ public final class PostgresFenceStore implements FenceStore {
                     + " but the commit is not confirmed durable: " + first.warning().getMessage());
         }
         try {
-            List<FenceDecision> second = judgeAll(connection, again);
+            List<FenceDecision> second = ReadAndJudge.judgeAll(connection, instance, again);
             List<FenceDecision> decisions = new ArrayList<>(again.size());
             for (int j = 0; j < again.size(); j++) {
                 if (second.get(j) instanceof FenceDecision.Admitted read && read.raised()) {
@@ -232,72 +192,6 @@ public final class PostgresFenceStore implements FenceStore {
         } catch (SQLException e) {
             return unavailableFor(again, unavailable("fences for " + again.size() + " claim(s), first "
                     + again.get(0).resource() + ", were raised or registered but could not be judged", e).getMessage());
-        }
-    }
-
-    /**
-     * With synchronous standbys, a commit whose wait for them was cancelled is visible on the
-     * primary before any standby has it: a fence or registration read from such a commit could be
-     * lost in a failover. A claim admitted on a read (at its fence, or judged after a raise) is
-     * therefore admitted only once a commit made after that read comes back without a warning: the
-     * standbys confirm the WAL in order, so that commit confirms everything the read saw. Without
-     * standbys named, a commit is on the primary's disk before it is visible, and nothing is added.
-     */
-    private void confirmReadsDurable(Connection connection, List<FenceClaim> claims, RaiseOrJudge.Look first,
-                                     List<FenceDecision> decisions, boolean readAfterCommit) throws SQLException {
-        // A holder named, or a claim judged again, after the first commit is confirmed as a read is: by a commit after it.
-        boolean confirmedAfterEveryRead = first.committed() && first.warning() == null && first.again().isEmpty() && !readAfterCommit;
-        if (confirmedAfterEveryRead || decisions.stream().noneMatch(FenceDecision.Admitted.class::isInstance)
-                || !standbysNamed.getAsBoolean()) {
-            return;
-        }
-        String unconfirmed;
-        try (PreparedStatement statement = connection.prepareStatement(CONFIRM)) {
-            statement.setObject(1, instance);
-            statement.execute();
-            SQLWarning warning = statement.getWarnings();
-            if (warning == null) {
-                commits.increment();
-                return;
-            }
-            unconfirmed = warning.getMessage();
-        } catch (SQLException e) {
-            unconfirmed = e.getMessage() + " (SQLState " + e.getSQLState() + ")";
-        }
-        for (int i = 0; i < decisions.size(); i++) {
-            if (decisions.get(i) instanceof FenceDecision.Admitted) {
-                decisions.set(i, new FenceDecision.Unavailable("fence for " + claims.get(i).resource() + " read at "
-                        + claims.get(i).token() + ", but no commit after the read was confirmed by the synchronous standbys: "
-                        + unconfirmed));
-            }
-        }
-    }
-
-    /**
-     * PostgreSQL releases the commits waiting for a synchronous standby, as successful and without
-     * a warning, when {@code synchronous_standby_names} is emptied (Patroni does so about a second
-     * after the last synchronous standby went away): such a commit is on the primary only. Under
-     * {@code --require-sync-standby} the committing session reads the setting after its commits;
-     * the reload that emptied it was signalled to this session before the commit was released, so
-     * this read sees it. Empty, nothing of the batch is admitted.
-     */
-    private void confirmStandbysStillNamed(Connection connection, List<FenceClaim> claims, List<FenceDecision> decisions)
-            throws SQLException {
-        if (!standbyMustConfirm || decisions.stream().noneMatch(FenceDecision.Admitted.class::isInstance)) {
-            return;
-        }
-        try (Statement statement = connection.createStatement(); ResultSet row = statement.executeQuery(STANDBYS_NAMED)) {
-            row.next();
-            if (row.getBoolean(1)) {
-                return;
-            }
-        }
-        for (int i = 0; i < decisions.size(); i++) {
-            if (decisions.get(i) instanceof FenceDecision.Admitted) {
-                decisions.set(i, new FenceDecision.Unavailable("fence for " + claims.get(i).resource() + " at "
-                        + claims.get(i).token() + " may be on the primary only: synchronous_standby_names was emptied"
-                        + " (no synchronous standby left) while the batch committed, and --require-sync-standby is set"));
-            }
         }
     }
 
@@ -353,61 +247,6 @@ public final class PostgresFenceStore implements FenceStore {
         } catch (SQLException e) {
             throw unavailable("fence for " + resource + " could not be read", e);
         }
-    }
-
-    private List<FenceDecision> judgeAll(Connection connection, List<FenceClaim> claims) throws SQLException {
-        if (claims.size() == 1) {
-            List<FenceDecision> one = new ArrayList<>(1);
-            one.add(judgeOne(connection, claims.get(0)));
-            return one;
-        }
-        String[] resources = new String[claims.size()];
-        Long[] tokens = new Long[claims.size()];
-        for (int i = 0; i < claims.size(); i++) {
-            resources[i] = claims.get(i).resource().value();
-            tokens[i] = claims.get(i).token().value();
-        }
-        FenceDecision[] decisions = new FenceDecision[claims.size()];
-        try (PreparedStatement statement = connection.prepareStatement(JUDGE_ALL)) {
-            statement.setObject(1, instance);
-            statement.setArray(2, connection.createArrayOf("text", resources));
-            statement.setArray(3, connection.createArrayOf("bigint", tokens));
-            try (ResultSet row = statement.executeQuery()) {
-                while (row.next()) {
-                    int i = row.getInt(1) - 1;
-                    FenceClaim claim = claims.get(i);
-                    long token = row.getLong(2);
-                    decisions[i] = row.wasNull() ? FencePolicy.decide(Optional.empty(), claim)
-                            : judged(claim, token, row.getString(3), row.getBoolean(4), row.getBoolean(5));
-                }
-            }
-        }
-        return RaiseOrJudge.everyClaimJudged(decisions, List.of());
-    }
-
-    /** A batch of one, as a point lookup: cheaper for PostgreSQL to plan and run than the array form. */
-    private FenceDecision judgeOne(Connection connection, FenceClaim claim) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(JUDGE_ONE)) {
-            statement.setObject(1, instance);
-            statement.setLong(2, claim.token().value());
-            statement.setString(3, claim.resource().value());
-            try (ResultSet row = statement.executeQuery()) {
-                if (!row.next()) {
-                    return FencePolicy.decide(Optional.empty(), claim);
-                }
-                return judged(claim, row.getLong(1), row.getString(2), row.getBoolean(3), row.getBoolean(4));
-            }
-        }
-    }
-
-    /** A live lower registration elsewhere drains; failing that, an expired one drains as a possible holder. */
-    static FenceDecision judged(FenceClaim claim, long token, String holder, boolean draining, boolean expiredHolder) {
-        Fence fence = new Fence(claim.resource(), new FencingToken(token), Optional.ofNullable(holder).map(Holder::new));
-        FenceDecision decision = FencePolicy.decide(Optional.of(fence), claim);
-        if (!(decision instanceof FenceDecision.Admitted) || !draining && !expiredHolder) {
-            return decision;
-        }
-        return new FenceDecision.Draining(claim, fence, !draining);
     }
 
     @Override

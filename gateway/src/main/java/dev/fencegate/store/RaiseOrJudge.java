@@ -102,7 +102,7 @@ final class RaiseOrJudge {
                 ),
                 c AS (
                     SELECT c.ord, c.resource, c.token, c.holder, f.token AS fence, f.holder AS fence_holder,
-                        CASE WHEN f.token IS NULL OR f.token >= c.token THEN (""" + PostgresFenceStore.OTHERS_BELOW + """
+                        CASE WHEN f.token IS NULL OR f.token >= c.token THEN (""" + ReadAndJudge.OTHERS_BELOW + """
                             WHERE i.resource = c.resource AND i.instance <> ? AND i.min_token < c.token) END AS others
                     FROM unnest(?::text[], ?::bigint[], ?::text[]) WITH ORDINALITY AS c(resource, token, holder, ord)
                     LEFT JOIN LATERAL (SELECT token, holder FROM fence WHERE resource = c.resource LIMIT 1) f ON true),
@@ -203,7 +203,7 @@ final class RaiseOrJudge {
                     if (above || register.containsKey(claim.resource())) {
                         again.add(i);
                     } else {
-                        decisions[i] = PostgresFenceStore.judged(claim, fence, row.getString(3), row.getBoolean(4), row.getBoolean(5));
+                        decisions[i] = ReadAndJudge.judged(claim, fence, row.getString(3), row.getBoolean(4), row.getBoolean(5));
                     }
                 }
             }
