@@ -115,7 +115,11 @@ public final class FenceAdmission {
      * Another instance's registration expired without being withdrawn (it died, its row was
      * deleted, or the database clock jumped): it may still hold the fence. The raise was
      * announced; once that instance has had time to hear it, or to stop trusting its memory,
-     * its rows are removed and the claim goes ahead.
+     * its expired rows are removed and the claim is judged again, with them gone. Judged again,
+     * not admitted: a row its instance renewed meanwhile (late, after the clock jumped) is live
+     * and is not removed, and a write under it may still be on its way to the store; the claim
+     * then waits for it as for any live row. At an unnamed fence's token, a named claim also
+     * names the fence there (first holder wins).
      */
     private FenceDecision afterExpiredHolder(FenceDecision.Draining draining) {
         ResourceKey resource = draining.claim().resource();
@@ -124,21 +128,11 @@ public final class FenceAdmission {
         }
         try {
             store.forgetExpiredRegistrations(resource);
+            fences.expiredHolderGraceServed(resource);
+            return store.admit(draining.claim());
         } catch (FenceStoreUnavailableException e) {
             return new FenceDecision.Unavailable(e.getMessage());
         }
-        fences.expiredHolderGraceServed(resource);
-        FenceClaim claim = draining.claim();
-        if (claim.holder().isPresent() && draining.current().holder().isEmpty() && claim.token().equals(draining.current().token())) {
-            // At an unnamed fence's token a named claim names it, which only the store can do
-            // (first holder wins): it is judged there again, with the expired rows gone.
-            try {
-                return store.admit(claim);
-            } catch (FenceStoreUnavailableException e) {
-                return new FenceDecision.Unavailable(e.getMessage());
-            }
-        }
-        return new FenceDecision.Admitted(claim, Optional.of(draining.current().token()));
     }
 
     /**

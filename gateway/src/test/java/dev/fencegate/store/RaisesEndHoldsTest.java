@@ -19,6 +19,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -295,6 +299,64 @@ class RaisesEndHoldsTest {
         assertThat(c.write(claim(8))).as("A's write at 7 is in flight under a row C can see")
                 .isInstanceOf(FenceDecision.Draining.class);
         a.finish(claim(7));
+    }
+
+    /**
+     * A raise past a row that expired early goes ahead only once that row is gone. Its instance
+     * may renew it while the raise waits out the grace (the database clock jumped ahead, and the
+     * renewal came late): the removal then finds the row live and removes nothing, and the raise
+     * waits for it as for any live row, rather than going ahead while a write under it may still
+     * be on its way to the store.
+     */
+    @Test
+    void aRaisePastARowThatExpiredEarlyWaitsForItWhenItsInstanceRenewsItDuringTheGrace() throws Exception {
+        FenceInstance a = instance();
+        FenceInstance b = instance();
+        a.holdAt(claim(5));
+        sql("UPDATE " + schema + ".fence_inflight SET until = now() - interval '1 second' WHERE instance = '" + a.id + "'");
+        assertThat(b.write(claim(6))).as("A may still hold the fence").isInstanceOf(FenceDecision.Draining.class);
+        clock.advance(Duration.ofMillis(1_300));
+
+        var server = TestPostgres.server();
+        ExecutorService raising = Executors.newSingleThreadExecutor();
+        try (Connection renewal = DriverManager.getConnection(server.url(), server.user(), server.password())) {
+            // A's renewal, under way as B's grace ends: it holds the row until it commits.
+            renewal.setAutoCommit(false);
+            try (Statement statement = renewal.createStatement()) {
+                statement.execute("UPDATE " + schema + ".fence_inflight SET until = now() + interval '60 seconds'"
+                        + " WHERE instance = '" + a.id + "'");
+            }
+            Future<FenceDecision> raised = raising.submit(() -> b.write(claim(6)));
+            await().atMost(Duration.ofSeconds(5)).until(() -> removalWaitsOnALock(renewal));
+            renewal.commit();
+
+            assertThat(raised.get(5, TimeUnit.SECONDS)).as("A's row is live again: B waits for it")
+                    .isInstanceOf(FenceDecision.Draining.class);
+        } finally {
+            raising.shutdownNow();
+        }
+        assertThat(count("SELECT count(*) FROM " + schema + ".fence_inflight WHERE instance = '" + a.id + "' AND until > now()"))
+                .as("A's renewed row stays").isEqualTo(1);
+    }
+
+    /** Whether a removal of expired registrations is waiting for a row lock held by {@code holder}'s transaction. */
+    private static boolean removalWaitsOnALock(Connection holder) throws SQLException {
+        try (Statement statement = holder.createStatement();
+             var row = statement.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                     + " AND query LIKE '%DELETE FROM fence_inflight%' AND pg_backend_pid() = ANY (pg_blocking_pids(pid))")) {
+            row.next();
+            return row.getLong(1) > 0;
+        }
+    }
+
+    private static long count(String query) throws SQLException {
+        var server = TestPostgres.server();
+        try (Connection connection = DriverManager.getConnection(server.url(), server.user(), server.password());
+             Statement statement = connection.createStatement();
+             var row = statement.executeQuery(query)) {
+            row.next();
+            return row.getLong(1);
+        }
     }
 
     /**
