@@ -1,0 +1,237 @@
+package dev.fencegate.proxy;
+
+import dev.fencegate.fence.SendWindow;
+import dev.fencegate.http.Outcome;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+
+/**
+ * The request half of a {@link StoreExchange}: once the store connection is there (it listens
+ * for it), sends the head, then the body chunk by chunk, reading the next from the client only
+ * when the store connection can take it, and only while the write's window is open. Runs on the
+ * client's event loop.
+ */
+final class StoreRequestSender implements ChannelFutureListener {
+
+    private final StoreExchange exchange;
+    private final ChannelHandlerContext client;
+    private final HttpRequest request;
+    private final String target;
+    private final boolean expectContinue;
+    private final SendWindow window;
+    private final StoreExchange.Listener listener;
+    /**
+     * The body is aws-chunked: a store that decodes it (S3Proxy) applies the object once it has read
+     * the data the request declares, before the request's end (and may take a declared length of 0
+     * as whole on the head), so cutting the request short once anything went out does not keep it
+     * from being applied.
+     */
+    private final boolean appliedBeforeItsEnd;
+    /** Where an aws-chunked body's data is whole; null for any other body. */
+    private final AwsChunkedData awsData;
+    private Channel store;
+    private boolean sentToStore;
+    private boolean requestComplete;
+    private boolean clientReadPending;
+    /** The request head went to the store without a flush: the first body chunk takes it along. */
+    private boolean headUnflushed;
+    /** The write of the request's end: the connection is reused only once it went out whole. */
+    private ChannelFuture requestEnd;
+    /** Body held back behind a full socket; made on the first hold. */
+    private HeldChunks held;
+
+    /** @param window what the fence admitted the write within: nothing goes to the store once it has closed */
+    StoreRequestSender(StoreExchange exchange, ChannelHandlerContext client, HttpRequest request, String target,
+                       boolean expectContinue, SendWindow window, StoreExchange.Listener listener) {
+        this.exchange = exchange;
+        this.client = client;
+        this.request = request;
+        this.target = target;
+        this.expectContinue = expectContinue;
+        this.window = window;
+        this.listener = listener;
+        this.appliedBeforeItsEnd = AwsChunkedBodies.declaredBy(request.headers());
+        this.awsData = appliedBeforeItsEnd ? AwsChunkedData.declaring(request.headers().get("x-amz-decoded-content-length")) : null;
+    }
+
+    /** The store connection was acquired, or not. */
+    @Override
+    public void operationComplete(ChannelFuture connected) {
+        if (!connected.isSuccess()) {
+            exchange.fail(Outcome.STORE_UNREACHABLE, "store connection failed: " + connected.cause().getMessage());
+        } else if (exchange.finished()) {
+            connected.channel().close();
+        } else {
+            onConnected(connected.channel());
+        }
+    }
+
+    private void onConnected(Channel channel) {
+        store = channel;
+        exchange.connected(channel);
+        if (window.closed()) {
+            expire();
+            return;
+        }
+        HttpHeaders headers = request.headers().copy();
+        HopByHop.strip(headers);
+        // The gateway answered (or will answer) the expectation itself.
+        headers.remove(HttpHeaderNames.EXPECT);
+        store.write(new DefaultHttpRequest(HttpVersion.HTTP_1_1, request.method(), target, headers));
+        headUnflushed = true;
+        sentToStore = true;
+        store.read();
+        if (expectContinue) {
+            client.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
+        }
+        readClient();
+        // No body chunk was at hand: the head goes out alone.
+        if (headUnflushed && !exchange.finished()) {
+            headUnflushed = false;
+            store.flush();
+        }
+    }
+
+    void onClientContent(HttpContent content) {
+        if (exchange.answeredOrOver() || store == null) {
+            content.release();
+            return;
+        }
+        if (holding()) {
+            // Came in the same read as what is held: it follows it out.
+            held.add(content);
+            return;
+        }
+        if (window.closed()) {
+            content.release();
+            expire();
+            return;
+        }
+        boolean last = content instanceof LastHttpContent;
+        if (last && !((LastHttpContent) content).trailingHeaders().isEmpty()) {
+            // A request's trailer fields are not passed on: a store that merges them into the header
+            // section (Apache's MergeTrailers) would read a Depth, Host or token nobody checked.
+            ((LastHttpContent) content).trailingHeaders().clear();
+        }
+        headUnflushed = false;
+        int decisive = awsData == null ? -1 : awsData.wholeAt(content.content());
+        if (decisive < 0 && last) {
+            decisive = Math.max(0, content.content().readableBytes() - 1);
+        }
+        if (decisive >= 0 && HeldChunks.socketFull(store)) {
+            if (held == null) {
+                held = new HeldChunks(exchange, this, store, window);
+            }
+            held.holdFrom(content, decisive);
+            return;
+        }
+        ChannelFuture written = store.writeAndFlush(content);
+        if (last) {
+            failIfSentLate(written);
+            ended(written);
+        } else {
+            readClientWhenWritable();
+        }
+    }
+
+    void ended(ChannelFuture written) {
+        requestEnd = written;
+        requestComplete = true;
+        exchange.requestEnded();
+    }
+
+    /**
+     * The kernel had no room even for the request's end: it waits in the connection's buffer.
+     * Should it leave only after the window closed, the exchange fails with its outcome unknown,
+     * and the reset drops the end from the kernel's queue, where it follows what the full socket
+     * still held.
+     */
+    void failIfSentLate(ChannelFuture written) {
+        if (!written.isDone()) {
+            written.addListener(sent -> {
+                if (!exchange.finished() && window.closed()) {
+                    exchange.fail(Outcome.ADMISSION_EXPIRED, "the end of the write left for the store after its admission expired", false);
+                }
+            });
+        }
+    }
+
+    /**
+     * The write's window closed before all of it went out (this process paused, the client was
+     * slow, or renewals failed): the store connection is closed without finishing the request, so
+     * the store never applies it, and the outcome is known; unless the body is aws-chunked and
+     * anything of the request went out, which a store may apply from what it has (the outcome is
+     * then unknown).
+     */
+    void expire() {
+        if (appliedBeforeItsEnd && sentToStore) {
+            exchange.fail(Outcome.ADMISSION_EXPIRED, "the write's admission expired before it was fully sent to the store;"
+                    + " its body is aws-chunked, which a store may apply from the data it already has", false);
+            return;
+        }
+        exchange.fail(Outcome.ADMISSION_EXPIRED, "the write's admission expired before it was fully sent to the store;"
+                + " the store connection was cut before the request ended, so the store does not apply it", true);
+    }
+
+    void onStoreWritable() {
+        if (clientReadPending && !exchange.finished()) {
+            clientReadPending = false;
+            readClient();
+        }
+    }
+
+    /** The next chunk is read from the client now if the store connection can take it, else once it can. */
+    void readClientWhenWritable() {
+        if (store.isWritable()) {
+            readClient();
+        } else {
+            clientReadPending = true;
+        }
+    }
+
+    private void readClient() {
+        if (!requestComplete) {
+            listener.readRequestBody();
+        }
+    }
+
+    private boolean holding() {
+        return held != null && held.holding();
+    }
+
+    void releaseHeld() {
+        if (held != null) {
+            held.release();
+        }
+    }
+
+    /** True while the body is being relayed and the sender is waiting on the client for more. */
+    boolean awaitingClientBody() {
+        return store != null && !requestComplete && !clientReadPending && !holding();
+    }
+
+    /** Whether anything of the request went to the store: from then on, it may apply it. */
+    boolean sentToStore() {
+        return sentToStore;
+    }
+
+    boolean requestComplete() {
+        return requestComplete;
+    }
+
+    /** The request's end was written, and went out whole. */
+    boolean sentWhole() {
+        return requestComplete && requestEnd != null && requestEnd.isSuccess();
+    }
+}
