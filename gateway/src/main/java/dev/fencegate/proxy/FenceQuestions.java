@@ -1,0 +1,165 @@
+package dev.fencegate.proxy;
+
+import dev.fencegate.fence.FenceClaim;
+import dev.fencegate.fence.FenceDecision;
+import dev.fencegate.fence.SendWindow;
+import dev.fencegate.http.ClaimParser;
+import dev.fencegate.http.Outcome;
+import dev.fencegate.http.Problem;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Asks the fence about the request a {@link ClientRequestReceiver} holds paused: one claim; a
+ * multipart step's upload owner, then its claim; or every key a DeleteObjects body names, the
+ * body read whole first. Runs on the client's event loop; the answers are handed back to it.
+ */
+final class FenceQuestions {
+
+    private final GatewayRuntime runtime;
+    private final EdgePolicy policy;
+    private final ChannelHandlerContext ctx;
+    private final ClientRequestReceiver receiver;
+    private final StoreForwarding forwarding;
+    /** A DeleteObjects request whose body is being read before the fence is asked. */
+    private DeleteObjectsIntake intake;
+
+    FenceQuestions(GatewayRuntime runtime, EdgePolicy policy, ChannelHandlerContext ctx, ClientRequestReceiver receiver,
+                   StoreForwarding forwarding) {
+        this.runtime = runtime;
+        this.policy = policy;
+        this.ctx = ctx;
+        this.receiver = receiver;
+        this.forwarding = forwarding;
+    }
+
+    void check(FenceClaim claim) {
+        receiver.enter(ClientRequestReceiver.State.CHECKING_FENCE);
+        receiver.record().fenceAsked(claim);
+        runtime.fences().check(claim, ctx.executor()).thenAccept(this::onDecisionInLoop);
+    }
+
+    /**
+     * A multipart step's upload id must have been created for this object (the store would find
+     * another object's upload by the id alone); only then is the fence asked. Nothing is read
+     * from the client meanwhile.
+     */
+    void checkUploadOwner(RequestRoute.FencedUploadStep step) {
+        receiver.enter(ClientRequestReceiver.State.CHECKING_FENCE);
+        HttpRequest asked = receiver.request();
+        runtime.uploads().ownerOf(step.uploadId()).whenComplete((owner, failure) -> ctx.executor().execute(() -> {
+            if (!receiver.in(ClientRequestReceiver.State.CHECKING_FENCE) || receiver.request() != asked) {
+                return;
+            }
+            Optional<Problem> refusal = failure != null
+                    ? Optional.of(Problem.of(Outcome.FENCE_UNAVAILABLE, "owner of upload id " + step.uploadId() + " unknown: " + failure))
+                    : step.refusal(owner);
+            if (refusal.isPresent()) {
+                receiver.refuse(refusal.get());
+            } else {
+                check(step.claim());
+            }
+        }));
+    }
+
+    /** Decisions come back on this loop (a held fence's at once, the store's in its batch's task); a timeout's is handed back. */
+    private void onDecisionInLoop(FenceDecision decision) {
+        if (ctx.executor().inEventLoop()) {
+            onDecision(decision);
+        } else {
+            ctx.executor().execute(() -> onDecision(decision));
+        }
+    }
+
+    private void onDecision(FenceDecision decision) {
+        RequestRecord record = receiver.record();
+        if (record != null) {
+            record.fenceAnswered(decision);
+        }
+        if (!receiver.in(ClientRequestReceiver.State.CHECKING_FENCE)) {
+            // The client went away meanwhile: nothing was sent, so the outcome is known.
+            if (decision instanceof FenceDecision.Admitted admitted) {
+                runtime.fences().finished(admitted.claim(), true);
+            }
+            return;
+        }
+        if (decision instanceof FenceDecision.Admitted admitted) {
+            forwarding.admitted(admitted.window(), outcomeKnown -> runtime.fences().finished(admitted.claim(), outcomeKnown));
+        } else {
+            receiver.refuse(Problem.of(decision));
+        }
+    }
+
+    /** DeleteObjects names its keys in the body: it is read whole, within a bound, before the fence is asked. */
+    void collectDeleteObjects(HttpRequest head, String bucketPath) {
+        DeleteObjectsIntake.Start start = DeleteObjectsIntake.start(head, bucketPath, policy.maxBufferedBody(), ctx.alloc(), runtime.claims());
+        if (start instanceof DeleteObjectsIntake.Start.Refused refused) {
+            receiver.refuse(refused.problem());
+            return;
+        }
+        intake = ((DeleteObjectsIntake.Start.Ready) start).intake();
+        receiver.enter(ClientRequestReceiver.State.COLLECTING_BODY);
+        if (HttpUtil.is100ContinueExpected(head)) {
+            // The fence cannot answer before the body is read, so the gateway asks for it now.
+            ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
+        }
+        receiver.read();
+    }
+
+    /** Takes ownership of {@code content}, a chunk of the DeleteObjects body being collected. */
+    void onDeleteObjectsContent(HttpContent content) {
+        Problem tooLarge = intake.add(content);
+        if (tooLarge != null) {
+            receiver.refuse(tooLarge);
+            return;
+        }
+        if (!intake.complete()) {
+            receiver.read();
+            return;
+        }
+        ClaimParser.ClaimsParse claims = intake.claims();
+        if (claims instanceof ClaimParser.ClaimsParse.Refused refused) {
+            receiver.refuse(refused.problem());
+            return;
+        }
+        receiver.enter(ClientRequestReceiver.State.CHECKING_FENCE);
+        FenceBatch.check(((ClaimParser.ClaimsParse.Valid) claims).claims(), claim -> runtime.fences().check(claim, ctx.executor()),
+                        decision -> ctx.executor().execute(() -> runtime.metrics().fenceDecision(decision)))
+                .thenAccept(result -> ctx.executor().execute(() -> onBatchDecision(result)));
+    }
+
+    private void onBatchDecision(FenceBatch.Result result) {
+        List<FenceClaim> admitted = result.admitted().stream().map(FenceDecision.Admitted::claim).toList();
+        if (!receiver.in(ClientRequestReceiver.State.CHECKING_FENCE) || !result.allAdmitted()) {
+            admitted.forEach(claim -> runtime.fences().finished(claim, true));
+            if (receiver.in(ClientRequestReceiver.State.CHECKING_FENCE)) {
+                receiver.refuse(Problem.of(result.refusal()));
+            }
+            return;
+        }
+        forwarding.hold(intake.takeBody());
+        intake = null;
+        forwarding.admitted(SendWindow.allOf(result.admitted().stream().map(FenceDecision.Admitted::window).toList()),
+                outcomeKnown -> admitted.forEach(claim -> runtime.fences().finished(claim, outcomeKnown)));
+    }
+
+    /** Whether a DeleteObjects body is being collected. */
+    boolean collecting() {
+        return intake != null;
+    }
+
+    /** Releases a DeleteObjects body collected for a request that is not forwarded. */
+    void dropBody() {
+        if (intake != null) {
+            intake.release();
+            intake = null;
+        }
+    }
+}
