@@ -80,10 +80,11 @@ ROOMS = [
 MARKERS = [
     "FenceChecker.check", "FenceChecker.work", "FenceAdmission.admitHeld", "FenceAdmission.attemptAll",
     "PostgresInflightRegistrations.coverAll", "PostgresInflightRegistrations.register",
-    "PostgresInflightRegistrations.reconcile", "PostgresFenceStore.admitAll", "PostgresFenceStore.judgeOne",
-    "PostgresFenceStore.judgeAll", "PostgresFenceStore.raise", "HikariPool.getConnection",
+    "PostgresInflightRegistrations.reconcile", "PostgresFenceStore.admitAll", "ReadAndJudge.judgeOne",
+    "ReadAndJudge.judgeAll", "PostgresFenceStore.raise", "HikariPool.getConnection",
     "ProxyConnection.close", "QueryExecutorImpl.execute", "QueryExecutorImpl.sendQuery",
-    "QueryExecutorImpl.processResults", "ClientRequestReceiver", "StoreExchange", "HttpObjectDecoder",
+    "QueryExecutorImpl.processResults", "ClientRequestReceiver", "FenceQuestions", "StoreForwarding",
+    "StoreExchange", "StoreRequestSender", "StoreAnswerRelay", "HeldChunks", "HttpObjectDecoder",
     "HttpObjectEncoder", "CompletableFuture", "SingleThreadEventExecutor.execute", "Unsafe.unpark",
     "LockSupport.unpark",
 ]

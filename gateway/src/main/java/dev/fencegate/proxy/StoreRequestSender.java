@@ -216,7 +216,10 @@ final class StoreRequestSender implements ChannelFutureListener {
         }
     }
 
-    /** True while the body is being relayed and the sender is waiting on the client for more. */
+    /**
+     * True while the body is being relayed and the sender is waiting on the client for more, as
+     * far as the sender knows: whether the exchange has ended it does not, so ask the exchange.
+     */
     boolean awaitingClientBody() {
         return store != null && !requestComplete && !clientReadPending && !holding();
     }
