@@ -88,6 +88,14 @@ final class StoreAnswerRelay implements Runnable {
             ReferenceCountUtil.release(msg);
             return;
         }
+        if (responseComplete) {
+            // The answer ended and is kept under its check: anything more is a second answer to one
+            // request (a store that took the rest of a body for a request of its own). None of it
+            // goes to the client, and the connection carries no other request.
+            storeReusable = false;
+            ReferenceCountUtil.release(msg);
+            return;
+        }
         if (skippingInformational) {
             skippingInformational = false;
             if (msg instanceof LastHttpContent && !(msg instanceof HttpResponse)) {

@@ -78,6 +78,15 @@ class StoreConnectionReuseIT {
             return new LiteralStore.Reply("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: " + xml.length() + "\r\n\r\n" + xml,
                     true, true);
         }
+        if (path.startsWith("/two-answers/")) {
+            // The first answer under its check, a second one right behind it in the same write.
+            String xml = "<InitiateMultipartUploadResult><UploadId>" + UUID.randomUUID() + "</UploadId></InitiateMultipartUploadResult>";
+            return LiteralStore.Reply.of("HTTP/1.1 200 OK\r\nContent-Length: " + xml.length() + "\r\n\r\n" + xml
+                    + "HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\nsecond answer");
+        }
+        if (path.startsWith("/two-answers-plain/")) {
+            return LiteralStore.Reply.of(echo(path) + "HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\nsecond answer");
+        }
         if (path.startsWith("/no-id/")) {
             String xml = "<InitiateMultipartUploadResult><Key>k</Key></InitiateMultipartUploadResult>";
             return LiteralStore.Reply.of("HTTP/1.1 200 OK\r\nContent-Length: " + xml.length() + "\r\n\r\n" + xml);
@@ -195,6 +204,33 @@ class StoreConnectionReuseIT {
                 assertThat(response).contains("store-answer-unreadable").doesNotContain("InitiateMultipartUploadResult");
             }
         }
+    }
+
+    /**
+     * A store that answers one request twice (as one does that takes the rest of a body for a
+     * request of its own) gets no second answer to the client, even while the first is kept under
+     * its check, and its connection carries no other request.
+     */
+    @Test
+    void aSecondAnswerToOneRequestReachesNoClientAndRetiresTheConnection() throws IOException {
+        String create = unique("/two-answers/");
+        String plain = unique("/two-answers-plain/");
+        String next = unique("/echo/");
+        String last = unique("/echo/");
+        try (RawHttp raw = RawHttp.connect(gateway.port())) {
+            String response = raw.send("POST " + create + "?uploads HTTP/1.1\r\nHost: x\r\nFencing-Token: 1\r\n\r\n")
+                    .readResponseWithBody();
+            assertThat(RawHttp.status(response)).isEqualTo(200);
+            assertThat(response).contains("<UploadId>").doesNotContain("second answer");
+            assertThat(raw.send("GET " + next + " HTTP/1.1\r\nHost: x\r\n\r\n").readResponseWithBody())
+                    .as("the next answer on the client's connection is its own").endsWith("\r\n\r\n" + next);
+            assertThat(raw.send("GET " + plain + " HTTP/1.1\r\nHost: x\r\n\r\n").readResponseWithBody())
+                    .as("an answer relayed as it comes").endsWith("\r\n\r\n" + plain);
+            assertThat(raw.send("GET " + last + " HTTP/1.1\r\nHost: x\r\n\r\n").readResponseWithBody())
+                    .as("and the one after it").endsWith("\r\n\r\n" + last);
+        }
+        assertThat(connectionOf(next)).isNotEqualTo(connectionOf(create + "?uploads"));
+        assertThat(connectionOf(last)).isNotEqualTo(connectionOf(plain));
     }
 
     @Test
