@@ -47,8 +47,10 @@ public interface FenceStore {
 
     /**
      * Removes other instances' registrations of {@code resource} that expired without being
-     * withdrawn, once a raise has given those instances time to hear of it. Nothing to do for a
-     * store that keeps no registrations.
+     * withdrawn, once a raise has given those instances time to hear of it; the claim is then
+     * judged again, so a store that judges claims as waiting on expired holders must remove them
+     * here, or such claims wait until they time out. Nothing to do for a store that keeps no
+     * registrations.
      */
     default void forgetExpiredRegistrations(ResourceKey resource) {
     }

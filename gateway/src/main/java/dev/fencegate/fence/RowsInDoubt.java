@@ -41,7 +41,7 @@ final class RowsInDoubt {
 
     /**
      * Forgets the rows in doubt longer than a row lasts ({@code rowNanos}: they have expired) and
-     * returns the next sweep's share of the others to write again.
+     * returns this sweep's share of the others to write again.
      */
     Map<ResourceKey, Row> toWriteAgain(long now, long rowNanos) {
         rows.values().removeIf(row -> now - row.sinceNanos() > rowNanos);
