@@ -101,6 +101,10 @@ public final class FenceService implements AutoCloseable {
                         + " from a backup, or a standby promoted without every commit): every write is refused until restart")
                 .register(registry);
         FenceStoreMonitor monitor = new FenceStoreMonitor(database, guard, history, namingGuard, readiness);
+        FunctionCounter.builder("fencegate.fence.database.clock.steps", monitor, FenceStoreMonitor::databaseClockSteps)
+                .description("Steps of the fence database's clock (or suspensions of this host) of more than a second,"
+                        + " seen between two checks: registrations expire by that clock")
+                .register(registry);
         // Readiness must follow a dead database within the fence timeout: check at least twice per
         // timeout, and count a check still unanswered after half of it as a failure.
         Duration half = config.database().checkTimeout().dividedBy(2);

@@ -41,6 +41,8 @@ public final class FenceStoreMonitor implements AutoCloseable {
      */
     private final ScheduledExecutorService confirmer = Executors.newSingleThreadScheduledExecutor(
             runnable -> daemon(runnable, "fence-history-confirm"));
+    /** Read on each check, on the probe thread. */
+    private final DatabaseClockWatch clock = new DatabaseClockWatch(System::nanoTime);
     private volatile boolean migrated;
     private volatile boolean lastReachable = true;
     private volatile String lastProblem;
@@ -134,6 +136,7 @@ public final class FenceStoreMonitor implements AutoCloseable {
                 // Every check, not only each new connection: behind a connection pooler the server can
                 // change under a connection that stays open.
                 history.verify(connection);
+                clock.read(connection);
             }
             guard.check();
             naming.check();
@@ -166,6 +169,11 @@ public final class FenceStoreMonitor implements AutoCloseable {
         lastProblem = problem;
         guard.uncheckable(problem);
         readiness.fenceStoreReachable(false, problem);
+    }
+
+    /** How many steps of the fence database's clock the checks have seen (see {@link DatabaseClockWatch}). */
+    public long databaseClockSteps() {
+        return clock.steps();
     }
 
     /** Why this instance asks the fence database nothing more (it went back under it), or empty. */

@@ -44,6 +44,7 @@ class MetricsEndpointIT {
                     .contains("jvm_gc_")
                     .contains("netty_allocator_memory_used{")
                     .contains("fencegate_netty_direct_memory_used_bytes")
+                    .contains("fencegate_fence_database_clock_steps_total 0.0")
                     .doesNotContain("object-4711").doesNotContain("metrics-bucket");
         }
     }

@@ -1,0 +1,100 @@
+package dev.fencegate.store;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Locale;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Watches the fence database's clock against this instance's monotonic one. Registrations expire
+ * by the database's clock: a step forward makes every row look that much closer to its end, so a
+ * raise elsewhere may stop waiting for writes still under way; a step back makes rows last longer.
+ * NTP should slew that clock, not step it. When it steps, or this host was suspended (its
+ * monotonic clock stopped while the database's ran), this says so in the log and in a count.
+ * Read by one thread at a time (the fence store monitor's checks).
+ */
+final class DatabaseClockWatch {
+
+    private static final Logger log = LoggerFactory.getLogger(DatabaseClockWatch.class);
+    /** A step up to this is not told apart from the time a reading takes. */
+    static final long TOLERANCE_MICROS = 1_000_000;
+    private static final String NOW = "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint";
+
+    private final LongSupplier monotonicNanos;
+    private final LongAdder steps = new LongAdder();
+    private Reading last;
+
+    /** The database's clock, in microseconds, read between two readings of the monotonic clock. */
+    record Reading(long databaseMicros, long beforeNanos, long afterNanos) {
+    }
+
+    DatabaseClockWatch(LongSupplier monotonicNanos) {
+        this.monotonicNanos = monotonicNanos;
+    }
+
+    /**
+     * How far the database's clock stepped between two readings, in microseconds (back if negative),
+     * beyond what the monotonic clock measured between them; 0 within what two readings can tell.
+     */
+    static long step(Reading earlier, Reading later) {
+        long database = later.databaseMicros() - earlier.databaseMicros();
+        // Each database instant lies within its reading's round trip.
+        long shortest = (later.beforeNanos() - earlier.afterNanos()) / 1_000;
+        long longest = (later.afterNanos() - earlier.beforeNanos()) / 1_000;
+        if (database > longest + TOLERANCE_MICROS) {
+            return database - longest;
+        }
+        if (database < shortest - TOLERANCE_MICROS) {
+            return database - shortest;
+        }
+        return 0;
+    }
+
+    /** Reads the database's clock on {@code connection} and compares it with the last reading. Blocking. */
+    void read(Connection connection) throws SQLException {
+        long before = monotonicNanos.getAsLong();
+        long database;
+        try (Statement statement = connection.createStatement(); ResultSet row = statement.executeQuery(NOW)) {
+            row.next();
+            database = row.getLong(1);
+        }
+        observe(new Reading(database, before, monotonicNanos.getAsLong()));
+    }
+
+    void observe(Reading reading) {
+        Reading earlier = last;
+        last = reading;
+        if (earlier == null) {
+            return;
+        }
+        long step = step(earlier, reading);
+        if (step == 0) {
+            return;
+        }
+        steps.increment();
+        double seconds = Math.abs(step) / 1e6;
+        double apart = (reading.afterNanos() - earlier.beforeNanos()) / 1e9;
+        if (step > 0) {
+            log.warn("FENCE DATABASE CLOCK STEPPED forward by about {} s between two readings {} s apart by this "
+                            + "instance's clock (or this host was suspended meanwhile): registrations expire by the database's "
+                            + "clock, so each looked that much closer to its end, and a raise may have stopped waiting for "
+                            + "writes still under way; let NTP slew the database host's clock, not step it",
+                    String.format(Locale.ROOT, "%.1f", seconds), String.format(Locale.ROOT, "%.1f", apart));
+        } else {
+            log.warn("FENCE DATABASE CLOCK STEPPED back by about {} s between two readings {} s apart by this instance's "
+                            + "clock: registrations last that much longer, and a raise waits that much longer for an instance "
+                            + "that stopped; let NTP slew the database host's clock, not step it",
+                    String.format(Locale.ROOT, "%.1f", seconds), String.format(Locale.ROOT, "%.1f", apart));
+        }
+    }
+
+    /** How many steps of the database's clock this instance has seen. */
+    long steps() {
+        return steps.sum();
+    }
+}

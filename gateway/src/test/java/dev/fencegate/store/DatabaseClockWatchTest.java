@@ -1,0 +1,103 @@
+package dev.fencegate.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.fencegate.testing.TestPostgres;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/** Steps of the fence database's clock, which registrations expire by, told against the monotonic clock. */
+class DatabaseClockWatchTest {
+
+    private static final long SECOND_NANOS = 1_000_000_000L;
+    private static final long SECOND_MICROS = 1_000_000L;
+
+    private final ListAppender<ILoggingEvent> warnings = new ListAppender<>();
+
+    @BeforeEach
+    void captureLog() {
+        warnings.start();
+        ((Logger) LoggerFactory.getLogger(DatabaseClockWatch.class)).addAppender(warnings);
+    }
+
+    @AfterEach
+    void releaseLog() {
+        ((Logger) LoggerFactory.getLogger(DatabaseClockWatch.class)).detachAppender(warnings);
+    }
+
+    /**
+     * Readings a second apart: the database's clock keeping pace is no step; 71 s on it against 1 s
+     * here is a step forward of about 70 s, and 29 s back against 1 s a step back of about 30 s, each
+     * logged and counted.
+     */
+    @Test
+    void aStepOfTheDatabasesClockForwardOrBackIsLoggedAndCounted() {
+        DatabaseClockWatch watch = new DatabaseClockWatch(System::nanoTime);
+        long database = 1_800_000_000L * SECOND_MICROS;
+        long here = 5 * SECOND_NANOS;
+        watch.observe(reading(database, here));
+        watch.observe(reading(database += SECOND_MICROS, here += SECOND_NANOS));
+        assertThat(watch.steps()).as("in step").isZero();
+
+        watch.observe(reading(database += 71 * SECOND_MICROS, here += SECOND_NANOS));
+        assertThat(watch.steps()).isEqualTo(1);
+        assertThat(warnings.list).singleElement().satisfies(event ->
+                assertThat(event.getFormattedMessage()).startsWith("FENCE DATABASE CLOCK STEPPED forward by about 70.0 s"));
+
+        watch.observe(reading(database -= 29 * SECOND_MICROS, here += SECOND_NANOS));
+        assertThat(watch.steps()).isEqualTo(2);
+        assertThat(warnings.list.get(1).getFormattedMessage()).startsWith("FENCE DATABASE CLOCK STEPPED back by about 30.0 s");
+    }
+
+    /** What a reading's own round trip can hide is no step: up to a second beyond it, either way. */
+    @Test
+    void aDifferenceWithinTheReadingsRoundTripsAndASecondIsNoStep() {
+        DatabaseClockWatch.Reading earlier = new DatabaseClockWatch.Reading(0, 0, 200_000_000L);
+        // 2 s apart here at most, 1.6 s at least: 2.9 s and 0.7 s on the database's clock are within a second of that.
+        assertThat(DatabaseClockWatch.step(earlier, new DatabaseClockWatch.Reading(2_900_000, 1_800_000_000L, 2_000_000_000L)))
+                .isZero();
+        assertThat(DatabaseClockWatch.step(earlier, new DatabaseClockWatch.Reading(700_000, 1_800_000_000L, 2_000_000_000L)))
+                .isZero();
+        assertThat(DatabaseClockWatch.step(earlier, new DatabaseClockWatch.Reading(3_100_000, 1_800_000_000L, 2_000_000_000L)))
+                .isEqualTo(1_100_000);
+        assertThat(DatabaseClockWatch.step(earlier, new DatabaseClockWatch.Reading(500_000, 1_800_000_000L, 2_000_000_000L)))
+                .isEqualTo(-1_100_000);
+    }
+
+    /**
+     * Against a real PostgreSQL, in microseconds: read twice in quick succession, its clock keeps
+     * pace; read with this instance's clock claiming a minute passed between, the database's clock
+     * has stepped back.
+     */
+    @Test
+    void theDatabasesClockIsReadInMicrosecondsOnTheConnection() throws SQLException {
+        var server = TestPostgres.server();
+        AtomicLong here = new AtomicLong(System.nanoTime());
+        DatabaseClockWatch watch = new DatabaseClockWatch(here::get);
+        try (Connection connection = DriverManager.getConnection(server.url(), server.user(), server.password())) {
+            watch.read(connection);
+            here.addAndGet(SECOND_NANOS / 5);
+            watch.read(connection);
+            assertThat(watch.steps()).isZero();
+
+            here.addAndGet(60 * SECOND_NANOS);
+            watch.read(connection);
+        }
+        assertThat(watch.steps()).isEqualTo(1);
+        assertThat(warnings.list).singleElement().satisfies(event ->
+                assertThat(event.getFormattedMessage()).startsWith("FENCE DATABASE CLOCK STEPPED back by about 60"));
+    }
+
+    private static DatabaseClockWatch.Reading reading(long databaseMicros, long hereNanos) {
+        return new DatabaseClockWatch.Reading(databaseMicros, hereNanos, hereNanos + 2_000_000L);
+    }
+}
