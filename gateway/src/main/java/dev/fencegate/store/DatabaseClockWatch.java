@@ -21,9 +21,13 @@ import org.slf4j.LoggerFactory;
 final class DatabaseClockWatch {
 
     private static final Logger log = LoggerFactory.getLogger(DatabaseClockWatch.class);
-    /** A step up to this is not told apart from the time a reading takes. */
+    /**
+     * A step up to this, beyond what the readings' round trips can hide, is not told apart from
+     * the clocks' drift and slewing, and neither is a tenth of the time between the readings (a
+     * long outage between two checks).
+     */
     static final long TOLERANCE_MICROS = 1_000_000;
-    private static final String NOW = "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint";
+    private static final String NOW = "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint";
 
     private final LongSupplier monotonicNanos;
     private final LongAdder steps = new LongAdder();
@@ -46,24 +50,33 @@ final class DatabaseClockWatch {
         // Each database instant lies within its reading's round trip.
         long shortest = (later.beforeNanos() - earlier.afterNanos()) / 1_000;
         long longest = (later.afterNanos() - earlier.beforeNanos()) / 1_000;
-        if (database > longest + TOLERANCE_MICROS) {
+        long tolerance = TOLERANCE_MICROS + longest / 10;
+        if (database > longest + tolerance) {
             return database - longest;
         }
-        if (database < shortest - TOLERANCE_MICROS) {
+        if (database < shortest - tolerance) {
             return database - shortest;
         }
         return 0;
     }
 
-    /** Reads the database's clock on {@code connection} and compares it with the last reading. Blocking. */
-    void read(Connection connection) throws SQLException {
+    /**
+     * Runs {@code SELECT <the database's clock>, <also>} on {@code connection} and compares the
+     * clock with the last reading: a check that reads something anyway reads the clock in the same
+     * round trip, and fails only as it would have without it. Blocking; throws what the statement
+     * throws.
+     */
+    Reading readWith(Connection connection, String also) throws SQLException {
         long before = monotonicNanos.getAsLong();
         long database;
-        try (Statement statement = connection.createStatement(); ResultSet row = statement.executeQuery(NOW)) {
+        try (Statement statement = connection.createStatement();
+             ResultSet row = statement.executeQuery("SELECT " + NOW + ", " + also)) {
             row.next();
             database = row.getLong(1);
         }
-        observe(new Reading(database, before, monotonicNanos.getAsLong()));
+        Reading reading = new Reading(database, before, monotonicNanos.getAsLong());
+        observe(reading);
+        return reading;
     }
 
     void observe(Reading reading) {

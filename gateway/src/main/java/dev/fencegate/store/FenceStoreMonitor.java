@@ -3,7 +3,6 @@ package dev.fencegate.store;
 import dev.fencegate.admin.Readiness;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -41,7 +40,7 @@ public final class FenceStoreMonitor implements AutoCloseable {
      */
     private final ScheduledExecutorService confirmer = Executors.newSingleThreadScheduledExecutor(
             runnable -> daemon(runnable, "fence-history-confirm"));
-    /** Read on each check, on the probe thread. */
+    /** Read on each check, on the probe thread, with the check's own statement. */
     private final DatabaseClockWatch clock = new DatabaseClockWatch(System::nanoTime);
     private volatile boolean migrated;
     private volatile boolean lastReachable = true;
@@ -130,13 +129,10 @@ public final class FenceStoreMonitor implements AutoCloseable {
                 readiness.migrated();
             }
             try (Connection connection = database.dataSource().getConnection()) {
-                try (Statement statement = connection.createStatement()) {
-                    statement.execute("SELECT 1 FROM fence LIMIT 1");
-                }
+                clock.readWith(connection, "(SELECT 1 FROM fence LIMIT 1)");
                 // Every check, not only each new connection: behind a connection pooler the server can
                 // change under a connection that stays open.
                 history.verify(connection);
-                clock.read(connection);
             }
             guard.check();
             naming.check();
