@@ -14,7 +14,6 @@ import dev.fencegate.proxy.AdminServer;
 import dev.fencegate.proxy.ConnectionBounds;
 import dev.fencegate.proxy.GatewayServer;
 import dev.fencegate.proxy.ListenAddresses;
-import dev.fencegate.proxy.StoreProbe;
 import dev.fencegate.store.FenceService;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -61,7 +60,7 @@ public final class Gateway implements AutoCloseable {
                     ConnectionBounds.of(config));
             GatewayServer server = GatewayServer.start(config, claims, fences.checker(), fences.uploads(), new GatewayMetrics(registry));
             readiness.serving();
-            StoreProbe.problem(config.upstreamAddress(), config.upstreamConnectTimeout()).ifPresent(problem ->
+            server.storeProblem(config.upstreamConnectTimeout()).ifPresent(problem ->
                     log.warn("Store {} not reachable now ({}); requests get 502 until it answers", config.upstream(), problem));
             HostPort listening = new HostPort(config.listen().host(), server.port());
             HostPort adminListening = new HostPort(config.adminListen().host(), admin.port());

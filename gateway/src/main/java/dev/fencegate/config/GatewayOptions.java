@@ -68,7 +68,7 @@ public final class GatewayOptions {
         flag(Setting.FENCE_TIMEOUT, value);
     }
 
-    @Option(names = "--upstream-connect-timeout", paramLabel = "DURATION", description = "Longest wait to connect to the store; then 502 (env FENCEGATE_UPSTREAM_CONNECT_TIMEOUT; default 2s).")
+    @Option(names = "--upstream-connect-timeout", paramLabel = "DURATION", description = "Longest wait to look up and connect to the store; then 502 (env FENCEGATE_UPSTREAM_CONNECT_TIMEOUT; default 2s).")
     void upstreamConnectTimeout(String value) {
         flag(Setting.UPSTREAM_CONNECT_TIMEOUT, value);
     }

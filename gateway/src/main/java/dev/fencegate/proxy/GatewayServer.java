@@ -39,11 +39,13 @@ public final class GatewayServer implements AutoCloseable {
     private final EventLoopGroup group;
     private final Channel serverChannel;
     private final InFlightRequests inFlight;
+    private final StoreConnections connections;
 
-    private GatewayServer(EventLoopGroup group, Channel serverChannel, InFlightRequests inFlight) {
+    private GatewayServer(EventLoopGroup group, Channel serverChannel, InFlightRequests inFlight, StoreConnections connections) {
         this.group = group;
         this.serverChannel = serverChannel;
         this.inFlight = inFlight;
+        this.connections = connections;
     }
 
     /**
@@ -116,15 +118,24 @@ public final class GatewayServer implements AutoCloseable {
                     .channel();
             log.info("Data port listening on {} ({} transport, {} I/O threads), store {}",
                     channel.localAddress(), transport.name(), config.ioThreads(), config.upstream());
-            return new GatewayServer(group, channel, inFlight);
+            return new GatewayServer(group, channel, inFlight, connections);
         } catch (InterruptedException | RuntimeException e) {
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            connections.close();
             throw e;
         }
     }
 
     public int port() {
         return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    /**
+     * Why the store cannot be reached now, or empty: one connection made as requests make theirs.
+     * Blocks up to about {@code timeout}; call it at start, never on an event loop.
+     */
+    public Optional<String> storeProblem(Duration timeout) {
+        return StoreProbe.problem(connections, group.next(), timeout);
     }
 
     /**
@@ -146,6 +157,7 @@ public final class GatewayServer implements AutoCloseable {
             log.warn("{} requests still in flight after the {} ms drain; closing their connections", inFlight.count(), drain.toMillis());
         }
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        connections.close();
     }
 
     @Override

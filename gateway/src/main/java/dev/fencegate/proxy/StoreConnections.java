@@ -6,18 +6,33 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.resolver.dns.DnsAddressResolverGroup;
+import io.netty.resolver.dns.DnsNameResolverBuilder;
+import io.netty.util.NetUtil;
 import io.netty.util.concurrent.FastThreadLocal;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Keep-alive connections to the store, one idle list per event loop. A connection is only used
  * on the loop that owns it, the loop of the client it serves, so nothing here is shared.
+ *
+ * <p>A store named by a host name is looked up on the loop without blocking it (Netty's DNS
+ * resolver: {@code /etc/hosts}, then the name servers of {@code /etc/resolv.conf}, each answer kept
+ * for its time to live), and the lookup counts against the connect timeout. The JDK's lookup,
+ * Netty's default, blocks the loop and every client on it for as long as the name servers take.
  */
-final class StoreConnections {
+final class StoreConnections implements AutoCloseable {
 
     private static final int MAX_IDLE_PER_LOOP = 256;
     /** What the kernel may hold of a request beyond what is on the wire: see {@link Transport#boundUnsent}. */
@@ -25,6 +40,10 @@ final class StoreConnections {
 
     private final Bootstrap bootstrap;
     private final HostPort store;
+    private final InetSocketAddress remote;
+    private final long connectTimeoutMillis;
+    /** Looks the store's host name up; null when {@code --upstream} gives an address. */
+    private final DnsAddressResolverGroup names;
     private final FastThreadLocal<ArrayDeque<Channel>> idle = new FastThreadLocal<>() {
         @Override
         protected ArrayDeque<Channel> initialValue() {
@@ -33,7 +52,14 @@ final class StoreConnections {
     };
 
     StoreConnections(Transport transport, HostPort store, Duration connectTimeout, WriteBufferWaterMark waterMark) {
+        this(transport, store, connectTimeout, waterMark, lookups(transport, connectTimeout));
+    }
+
+    /** @param lookups how the store's host name is looked up, unless it is an address */
+    StoreConnections(Transport transport, HostPort store, Duration connectTimeout, WriteBufferWaterMark waterMark,
+                     DnsNameResolverBuilder lookups) {
         this.store = store;
+        this.connectTimeoutMillis = Math.max(1, connectTimeout.toMillis());
         this.bootstrap = transport.boundUnsent(new Bootstrap(), UNSENT_IN_KERNEL)
                 .channel(transport.clientChannel())
                 .option(ChannelOption.AUTO_READ, false)
@@ -47,6 +73,32 @@ final class StoreConnections {
                         channel.pipeline().addLast(new HttpClientCodec(), new StoreResponseReceiver());
                     }
                 });
+        byte[] address = NetUtil.createByteArrayFromIpAddressString(store.host());
+        if (address != null) {
+            this.names = null;
+            this.remote = new InetSocketAddress(addressOf(address), store.port());
+            bootstrap.disableResolver();
+        } else {
+            this.names = new DnsAddressResolverGroup(lookups);
+            this.remote = InetSocketAddress.createUnresolved(store.host(), store.port());
+            bootstrap.resolver(names);
+        }
+    }
+
+    /** The system's hosts file and name servers, each query given the connect timeout. */
+    static DnsNameResolverBuilder lookups(Transport transport, Duration connectTimeout) {
+        DnsNameResolverBuilder builder = new DnsNameResolverBuilder().queryTimeoutMillis(Math.max(1, connectTimeout.toMillis()));
+        // A transport without datagrams (a test's embedded one) has only addresses to connect to.
+        return transport.datagramChannel() == null ? builder
+                : builder.datagramChannelType(transport.datagramChannel()).socketChannelType(transport.clientChannel());
+    }
+
+    private static InetAddress addressOf(byte[] address) {
+        try {
+            return InetAddress.getByAddress(address);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("not an IP address: " + e.getMessage(), e);
+        }
     }
 
     /** An open connection on {@code loop}: an idle one if there is one, a new one otherwise. Call on the loop. */
@@ -58,7 +110,44 @@ final class StoreConnections {
                 return channel.newSucceededFuture();
             }
         }
-        return bootstrap.clone(loop).connect(store.host(), store.port());
+        return connect(loop);
+    }
+
+    /** A new connection on {@code loop}. Call on the loop. */
+    ChannelFuture connect(EventLoop loop) {
+        ChannelFuture connecting = bootstrap.clone(loop).connect(remote);
+        if (names == null || connecting.isDone()) {
+            return connecting;
+        }
+        // The connect timeout starts once the lookup has an address; the lookup may send a query
+        // for each search domain and each name server, each with the whole timeout. This bounds both.
+        ChannelPromise bounded = connecting.channel().newPromise();
+        boolean[] expired = {false};
+        ScheduledFuture<?> deadline = loop.schedule(() -> {
+            if (!bounded.isDone()) {
+                // Closed first, so whoever hears of the failure finds no socket left behind.
+                expired[0] = true;
+                connecting.channel().close();
+                bounded.tryFailure(new ConnectTimeoutException("no connection to " + store + " within "
+                        + connectTimeoutMillis + " ms, name lookup included"));
+            }
+        }, connectTimeoutMillis, TimeUnit.MILLISECONDS);
+        connecting.addListener((ChannelFuture done) -> {
+            deadline.cancel(false);
+            if (expired[0]) {
+                return;
+            }
+            if (!done.isSuccess()) {
+                bounded.tryFailure(done.cause());
+            } else if (!bounded.trySuccess()) {
+                done.channel().close();
+            }
+        });
+        return bounded;
+    }
+
+    HostPort store() {
+        return store;
     }
 
     /** Returns a connection whose exchange finished cleanly. Call on its loop. */
@@ -71,5 +160,13 @@ final class StoreConnections {
         list.addFirst(channel);
         // Keep a read pending while idle, so a close by the store is noticed before reuse.
         channel.read();
+    }
+
+    /** Closes the name lookups' sockets. Call once the event loops are shut down. */
+    @Override
+    public void close() {
+        if (names != null) {
+            names.close();
+        }
     }
 }

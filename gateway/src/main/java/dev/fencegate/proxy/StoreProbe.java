@@ -1,33 +1,55 @@
 package dev.fencegate.proxy;
 
-import dev.fencegate.config.HostPort;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.EventLoop;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * One connection attempt to the store at start, so that an operator hears at once that requests
- * will get 502, rather than from the first client. Only a warning: the store may come up later,
- * and each request connects anew.
+ * will get 502, rather than from the first client. It connects as requests do, name lookup
+ * included. Only a warning: the store may come up later, and each request connects anew.
  */
-public final class StoreProbe {
+final class StoreProbe {
 
     private StoreProbe() {
     }
 
-    /** Why the store cannot be reached now, or empty. Blocks up to {@code timeout}: call it at start only. */
-    public static Optional<String> problem(HostPort store, Duration timeout) {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(store.host(), store.port()), (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
-            return Optional.empty();
-        } catch (UnknownHostException e) {
-            // Its message is the bare name, which alone reads as if the host were down.
-            return Optional.of("unknown host " + (e.getMessage() == null ? store.host() : e.getMessage()));
-        } catch (IOException | IllegalArgumentException e) {
-            return Optional.of(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+    /**
+     * Why the store cannot be reached now, or empty. Blocks up to about {@code timeout}: call it at
+     * start only, never on an event loop.
+     */
+    static Optional<String> problem(StoreConnections connections, EventLoop loop, Duration timeout) {
+        ChannelFuture connected;
+        try {
+            connected = loop.submit(() -> connections.connect(loop)).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            // The acquire's own deadline is the timeout; a little more lets it say why it failed.
+            connected.await(timeout.toMillis() + 1_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.of("interrupted");
+        } catch (ExecutionException | TimeoutException e) {
+            return Optional.of("no connection attempt within " + timeout.toMillis() + " ms");
         }
+        if (connected.isSuccess()) {
+            Channel channel = connected.channel();
+            channel.close();
+            return Optional.empty();
+        }
+        if (!connected.isDone()) {
+            connected.channel().close();
+            return Optional.of("no connection within " + timeout.toMillis() + " ms");
+        }
+        Throwable cause = connected.cause();
+        if (cause instanceof UnknownHostException) {
+            // Its message alone can read as if the host were merely down.
+            return Optional.of("unknown host " + connections.store().host() + " (" + String.valueOf(cause.getMessage()).strip() + ")");
+        }
+        return Optional.of(cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage());
     }
 }

@@ -34,7 +34,7 @@ public final class EmbeddedStoreChannel extends EmbeddedChannel implements Socke
     }
 
     static Transport transport() {
-        return new Transport("embedded", null, null, EmbeddedStoreChannel.class);
+        return new Transport("embedded", null, null, EmbeddedStoreChannel.class, null);
     }
 
     /** The client's loop, which it is registered on, in a form the Bootstrap's resolver accepts. */

@@ -35,6 +35,30 @@ class StoreFailureIT {
         }
     }
 
+    /**
+     * A store named by a host name is looked up without blocking the event loops
+     * ({@code StoreNameLookupTest}): from the hosts file here. A name nobody knows is a 502 like a
+     * refused connection, and nothing reaches a store.
+     */
+    @Test
+    void aStoreNamedByAHostNameIsReachedAndANameThatDoesNotResolveGives502() throws Exception {
+        try (GatewayHarness gateway = GatewayHarness.start(MemoryObjectStore.Options.loopback(), upstream ->
+                GatewayHarness.config(URI.create("http://localhost:" + upstream.getPort()),
+                        TestPostgres.config(TestPostgres.newSchema("store_named")), Duration.ofSeconds(5)))) {
+            assertThat(gateway.put("/b/named", 1, "by name").statusCode()).isEqualTo(201);
+            assertThat(gateway.store.object("/b/named")).hasValueSatisfying(body ->
+                    assertThat(new String(body, java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("by name"));
+        }
+        // .invalid never resolves (RFC 6761).
+        try (Gateway gateway = Gateway.start(GatewayHarness.config(URI.create("http://store.invalid:9000"),
+                TestPostgres.config(TestPostgres.newSchema("store_unnamed")), Duration.ofSeconds(5)));
+             RawHttp raw = RawHttp.connect(gateway.port())) {
+            String response = raw.send("PUT /b/k HTTP/1.1\r\nHost: x\r\nFencing-Token: 1\r\nContent-Length: 1\r\n\r\nx").readResponse();
+            assertThat(RawHttp.status(response)).isEqualTo(502);
+            assertThat(response).contains("store-unreachable");
+        }
+    }
+
     @Test
     void storeNotAnsweringInTimeGives504() throws Exception {
         try (GatewayHarness gateway = GatewayHarness.start(MemoryObjectStore.Options.loopback()

@@ -3,17 +3,36 @@ package dev.fencegate.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencegate.config.HostPort;
+import dev.fencegate.testing.NameServer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.resolver.dns.SingletonDnsServerAddressStreamProvider;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The warning at start says why the store cannot be reached. */
 class StoreProbeTest {
 
-    /** The JDK's message is the bare name, which alone reads as if the host were merely down. */
+    /** The resolver's message alone can read as if the host were merely down. */
     @Test
     void aStoreHostNameThatDoesNotResolveIsNamedAsAnUnknownHost() {
-        // .invalid never resolves (RFC 6761).
-        assertThat(StoreProbe.problem(new HostPort("store.invalid", 9000), Duration.ofSeconds(2)))
-                .contains("unknown host store.invalid");
+        Transport transport = Transport.best();
+        EventLoopGroup group = transport.newGroup(1);
+        Duration timeout = Duration.ofSeconds(2);
+        // .invalid never resolves (RFC 6761); this name server says so for any name but its own.
+        try (NameServer names = NameServer.answering("store.fencegate.test", Duration.ZERO)) {
+            StoreConnections connections = new StoreConnections(transport, new HostPort("store.invalid", 9000), timeout,
+                    new WriteBufferWaterMark(64 * 1024, 256 * 1024), StoreConnections.lookups(transport, timeout)
+                    .nameServerProvider(new SingletonDnsServerAddressStreamProvider(names.address())));
+            try {
+                assertThat(StoreProbe.problem(connections, group.next(), timeout)).hasValueSatisfying(problem ->
+                        assertThat(problem).startsWith("unknown host store.invalid"));
+            } finally {
+                connections.close();
+            }
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
     }
 }
