@@ -49,6 +49,7 @@ public final class InstanceFences {
     private final Set<ResourceKey> wanted = new HashSet<>();
     private final HeldFences held = new HeldFences();
     private final ExpiredHolderGraces expiredHolderGraces = new ExpiredHolderGraces();
+    private final ExpiryTrust expiry;
     /**
      * When a change made outside the gateways was last heard per resource: a row write that started
      * before it may have been undone by it (a row deleted or changed by hand after it was written).
@@ -69,9 +70,15 @@ public final class InstanceFences {
     }
 
     public InstanceFences(RegistrationRows rows, LeaseTiming timing, LongSupplier clock) {
+        this(rows, timing, clock, new ExpiryTrust(timing.rowLength(), clock));
+    }
+
+    /** @param expiry whether rows found expired may be taken as ended, after what the database's clock did */
+    public InstanceFences(RegistrationRows rows, LeaseTiming timing, LongSupplier clock, ExpiryTrust expiry) {
         this.rows = rows;
         this.timing = timing;
         this.clock = clock;
+        this.expiry = expiry;
         this.sweep = new RegistrationSweep(this, rows);
     }
 
@@ -310,12 +317,14 @@ public final class InstanceFences {
 
     /**
      * A raise to {@code token} found another instance's registration expired, not withdrawn: that
-     * instance may still hold the fence without knowing (see {@link ExpiredHolderGraces#mayStillHold}).
+     * instance may still hold the fence without knowing (see {@link ExpiredHolderGraces#mayStillHold}),
+     * and for a row length after the database's clock stepped forward, the row may still be live
+     * (see {@link ExpiryTrust}).
      */
     boolean expiredHolderMayStillHold(ResourceKey resource, long token) {
         long now = now();
         synchronized (lock) {
-            return expiredHolderGraces.mayStillHold(resource, token, now);
+            return expiredHolderGraces.mayStillHold(resource, token, now) || expiry.distrusted();
         }
     }
 

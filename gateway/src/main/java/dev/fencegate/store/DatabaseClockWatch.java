@@ -30,6 +30,7 @@ final class DatabaseClockWatch {
     private static final String NOW = "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint";
 
     private final LongSupplier monotonicNanos;
+    private final Runnable onForwardStep;
     private final LongAdder steps = new LongAdder();
     private Reading last;
 
@@ -38,7 +39,13 @@ final class DatabaseClockWatch {
     }
 
     DatabaseClockWatch(LongSupplier monotonicNanos) {
+        this(monotonicNanos, () -> { });
+    }
+
+    /** @param onForwardStep told of each step forward, as it is seen */
+    DatabaseClockWatch(LongSupplier monotonicNanos, Runnable onForwardStep) {
         this.monotonicNanos = monotonicNanos;
+        this.onForwardStep = onForwardStep;
     }
 
     /**
@@ -93,10 +100,12 @@ final class DatabaseClockWatch {
         double seconds = Math.abs(step) / 1e6;
         double apart = (reading.afterNanos() - earlier.beforeNanos()) / 1e9;
         if (step > 0) {
+            onForwardStep.run();
             log.warn("FENCE DATABASE CLOCK STEPPED forward by about {} s between two readings {} s apart by this "
                             + "instance's clock (or this host was suspended meanwhile): registrations expire by the database's "
-                            + "clock, so each looked that much closer to its end, and a raise may have stopped waiting for "
-                            + "writes still under way; let NTP slew the database host's clock, not step it",
+                            + "clock, so each looks that much closer to its end; for a row length from now this instance takes "
+                            + "no row as ended for having expired, and a raise or naming change past one waits that long; "
+                            + "let NTP slew the database host's clock, not step it",
                     String.format(Locale.ROOT, "%.1f", seconds), String.format(Locale.ROOT, "%.1f", apart));
         } else {
             log.warn("FENCE DATABASE CLOCK STEPPED back by about {} s between two readings {} s apart by this instance's "

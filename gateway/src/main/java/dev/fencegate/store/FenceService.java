@@ -4,6 +4,7 @@ import dev.fencegate.admin.Readiness;
 import dev.fencegate.config.GatewayConfig;
 import dev.fencegate.fence.FenceAdmission;
 import dev.fencegate.fence.FenceChecker;
+import dev.fencegate.fence.ExpiryTrust;
 import dev.fencegate.fence.FenceStore;
 import dev.fencegate.fence.InstanceFences;
 import dev.fencegate.fence.LeaseTiming;
@@ -86,11 +87,14 @@ public final class FenceService implements AutoCloseable {
         DurabilityGuard guard = new DurabilityGuard(database.dataSource(), config.safety().allowUnsafeDurability(),
                 config.safety().requireSyncStandby());
         Duration checkTimeout = config.database().checkTimeout();
+        LeaseTiming timing = new LeaseTiming(config.upstreamTimeout(), LEASE_HEADROOM, IDLE_RELEASE);
+        // Told by the checks when the database's clock steps forward; asked before any row is taken as ended for having expired.
+        ExpiryTrust expiry = new ExpiryTrust(timing.rowLength(), System::nanoTime);
         // A batch that started while its instance's naming was confirmed may still wait for a
         // connection (up to the fence timeout) and run its statement (statement_timeout: a second more).
         NamingGuard namingGuard = new NamingGuard(database.dataSource(), naming, config.scopes().changeNaming(),
                 config.safety().requiresSignatures(), instance,
-                checkTimeout.multipliedBy(2).plusSeconds(1), System::nanoTime);
+                checkTimeout.multipliedBy(2).plusSeconds(1), System::nanoTime, expiry);
         Gauge.builder("fencegate.fence.history.confirmed", history, watched -> unsigned(watched.confirmedPosition()))
                 .baseUnit("bytes")
                 .description("WAL position of this instance's last commit the fence database confirmed; a database found"
@@ -100,7 +104,7 @@ public final class FenceService implements AutoCloseable {
                 .description("1 once the fence database was found behind a commit this instance saw confirmed (restored"
                         + " from a backup, or a standby promoted without every commit): every write is refused until restart")
                 .register(registry);
-        FenceStoreMonitor monitor = new FenceStoreMonitor(database, guard, history, namingGuard, readiness);
+        FenceStoreMonitor monitor = new FenceStoreMonitor(database, guard, history, namingGuard, readiness, expiry::steppedForward);
         FunctionCounter.builder("fencegate.fence.database.clock.steps", monitor, FenceStoreMonitor::databaseClockSteps)
                 .description("Steps of the fence database's clock (or suspensions of this host) of more than a second,"
                         + " seen between two checks: registrations expire by that clock")
@@ -113,9 +117,8 @@ public final class FenceService implements AutoCloseable {
 
         // After an unknown outcome the store may still apply the write for another store timeout.
         Duration unknownOutcomeHold = config.upstreamTimeout();
-        LeaseTiming timing = new LeaseTiming(config.upstreamTimeout(), LEASE_HEADROOM, IDLE_RELEASE);
         InstanceFences fences = new InstanceFences(new PostgresInflightRegistrations(database.dataSource(), instance),
-                timing, System::nanoTime);
+                timing, System::nanoTime, expiry);
         PostgresFenceStore store = new PostgresFenceStore(database.dataSource(), instance, guard::standbysNamed,
                 config.safety().requireSyncStandby());
         FunctionCounter.builder("fencegate.fence.commits", store, PostgresFenceStore::commits)

@@ -41,7 +41,7 @@ public final class FenceStoreMonitor implements AutoCloseable {
     private final ScheduledExecutorService confirmer = Executors.newSingleThreadScheduledExecutor(
             runnable -> daemon(runnable, "fence-history-confirm"));
     /** Read on each check, on the probe thread, with the check's own statement. */
-    private final DatabaseClockWatch clock = new DatabaseClockWatch(System::nanoTime);
+    private final DatabaseClockWatch clock;
     private volatile boolean migrated;
     private volatile boolean lastReachable = true;
     private volatile String lastProblem;
@@ -50,6 +50,13 @@ public final class FenceStoreMonitor implements AutoCloseable {
 
     public FenceStoreMonitor(FenceDatabase database, DurabilityGuard guard, HistoryGuard history, NamingGuard naming,
                              Readiness readiness) {
+        this(database, guard, history, naming, readiness, () -> { });
+    }
+
+    /** @param onClockSteppedForward told when the checks see the database's clock step forward */
+    public FenceStoreMonitor(FenceDatabase database, DurabilityGuard guard, HistoryGuard history, NamingGuard naming,
+                             Readiness readiness, Runnable onClockSteppedForward) {
+        this.clock = new DatabaseClockWatch(System::nanoTime, onClockSteppedForward);
         this.database = database;
         this.guard = guard;
         this.history = history;

@@ -1,5 +1,6 @@
 package dev.fencegate.store;
 
+import dev.fencegate.fence.ExpiryTrust;
 import dev.fencegate.fence.InstanceFences;
 import dev.fencegate.fence.ResourceNaming;
 import java.nio.charset.StandardCharsets;
@@ -50,6 +51,7 @@ public final class NamingGuard {
     private final boolean tokensSigned;
     private final Duration settle;
     private final LongSupplier nanoClock;
+    private final ExpiryTrust expiry;
     private volatile State state = new State("writes refused: this instance's naming of resources is not checked"
             + " against the fence database yet", 0);
     /** When this instance saw the change it is making recorded; -1 when it makes none. Checking thread only. */
@@ -70,6 +72,14 @@ public final class NamingGuard {
      */
     public NamingGuard(DataSource dataSource, ResourceNaming naming, boolean changeAllowed, boolean tokensSigned,
                        UUID instance, Duration admissionBound, LongSupplier nanoClock) {
+        this(dataSource, naming, changeAllowed, tokensSigned, instance, admissionBound, nanoClock,
+                new ExpiryTrust(Duration.ZERO, nanoClock));
+    }
+
+    /** @param expiry whether rows found expired may be taken as ended, after what the database's clock did */
+    public NamingGuard(DataSource dataSource, ResourceNaming naming, boolean changeAllowed, boolean tokensSigned,
+                       UUID instance, Duration admissionBound, LongSupplier nanoClock, ExpiryTrust expiry) {
+        this.expiry = expiry;
         this.naming = naming;
         this.text = naming.text();
         this.key = sessionKey(naming);
@@ -202,6 +212,11 @@ public final class NamingGuard {
         long live = record.otherRegistrations();
         if (live > 0) {
             changing("waiting for the write registrations of other instances to end", " (" + live + " now)");
+            return false;
+        }
+        if (expiry.distrusted()) {
+            changing("waiting a row length after the fence database's clock stepped forward: registrations found"
+                    + " expired may still cover writes under way", "");
             return false;
         }
         long forgotten = record.forgetExpiredRegistrations();

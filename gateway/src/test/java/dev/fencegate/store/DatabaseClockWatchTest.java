@@ -9,6 +9,7 @@ import dev.fencegate.testing.TestPostgres;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -56,6 +57,29 @@ class DatabaseClockWatchTest {
         watch.observe(reading(database -= 29 * SECOND_MICROS, here += SECOND_NANOS));
         assertThat(watch.steps()).isEqualTo(2);
         assertThat(warnings.list.get(1).getFormattedMessage()).startsWith("FENCE DATABASE CLOCK STEPPED back by about 30.0 s");
+    }
+
+    /**
+     * A step forward is told as it is seen, so that rows found expired are not taken as ended for a
+     * row length (see {@code ExpiryTrust}); readings in step and a step back tell nothing.
+     */
+    @Test
+    void aStepForwardIsToldAsItIsSeenAndAStepBackIsNot() {
+        AtomicInteger told = new AtomicInteger();
+        DatabaseClockWatch watch = new DatabaseClockWatch(System::nanoTime, told::incrementAndGet);
+        long database = 1_800_000_000L * SECOND_MICROS;
+        long here = 5 * SECOND_NANOS;
+        watch.observe(reading(database, here));
+        watch.observe(reading(database += SECOND_MICROS, here += SECOND_NANOS));
+        assertThat(told).as("in step").hasValue(0);
+
+        watch.observe(reading(database -= 29 * SECOND_MICROS, here += SECOND_NANOS));
+        assertThat(told).as("rows last longer: nothing to distrust").hasValue(0);
+
+        watch.observe(reading(database += 71 * SECOND_MICROS, here += SECOND_NANOS));
+        assertThat(told).hasValue(1);
+        watch.observe(reading(database += SECOND_MICROS, here += SECOND_NANOS));
+        assertThat(told).hasValue(1);
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.fencegate.store;
 import static org.awaitility.Awaitility.await;
 
 import dev.fencegate.fence.BatchRegistration;
+import dev.fencegate.fence.ExpiryTrust;
 import dev.fencegate.fence.Fence;
 import dev.fencegate.fence.FenceAdmission;
 import dev.fencegate.fence.FenceChecker;
@@ -55,6 +56,8 @@ final class FenceInstance implements AutoCloseable {
     /** Run once, on the writing thread, after a row write of its own (a sweep's) committed and before it is recorded. */
     final AtomicReference<Runnable> afterRowsWritten = new AtomicReference<>();
     final InstanceFences fences;
+    /** Told by the test, as the checks would tell it, that the database's clock stepped forward. */
+    final ExpiryTrust expiry;
     final FenceAdmission admission;
     final InflightListener listener;
     /** The store under the trip counter, for what it counts itself. */
@@ -95,7 +98,8 @@ final class FenceInstance implements AutoCloseable {
                 postgresRows.withdrawAll();
             }
         };
-        fences = new InstanceFences(rows, timing, clock::now);
+        expiry = new ExpiryTrust(timing.rowLength(), clock::now);
+        fences = new InstanceFences(rows, timing, clock::now, expiry);
         guard = new DurabilityGuard(database.dataSource(), false, false);
         try {
             guard.check();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencegate.config.DatabaseConfig;
+import dev.fencegate.fence.ExpiryTrust;
 import dev.fencegate.fence.InstanceFences;
 import dev.fencegate.http.FenceNaming;
 import dev.fencegate.testing.TestPostgres;
@@ -31,6 +32,7 @@ class NamingGuardTest {
     private static final FenceNaming JOBS = FenceNaming.of("s3-path", List.of(), "", "/{bucket}/jobs/{job}/**");
     private static final Duration ADMISSION_BOUND = Duration.ofSeconds(5);
     private static final Duration SETTLE = NamingGuard.CONFIRMED_FOR.plus(ADMISSION_BOUND).plusSeconds(1);
+    private static final Duration ROW_LENGTH = Duration.ofSeconds(63);
 
     private final FenceInstance.FakeClock clock = new FenceInstance.FakeClock();
     private final String schema = TestPostgres.newSchema("naming_guard");
@@ -55,12 +57,16 @@ class NamingGuardTest {
     }
 
     private NamingGuard guard(FenceNaming naming, boolean changeAllowed, boolean tokensSigned) {
+        return guard(naming, changeAllowed, tokensSigned, new ExpiryTrust(ROW_LENGTH, clock::now));
+    }
+
+    private NamingGuard guard(FenceNaming naming, boolean changeAllowed, boolean tokensSigned, ExpiryTrust expiry) {
         DatabaseConfig config = TestPostgres.config(schema);
         FenceDatabase pool = FenceDatabase.open(new DatabaseConfig(config.url(), schema, config.user(), config.password(), 1,
                 config.checkTimeout()), NamingGuard.sessionKey(naming), tokensSigned);
         pools.add(pool);
         return new NamingGuard(pool.dataSource(), naming, changeAllowed, tokensSigned, UUID.randomUUID(), ADMISSION_BOUND,
-                clock::now);
+                clock::now, expiry);
     }
 
     @Test
@@ -288,6 +294,34 @@ class NamingGuardTest {
         assertThat(changing.refusal()).hasValueSatisfying(why -> assertThat(why).contains("hear they were removed"));
         assertThat(query("SELECT count(*)::text FROM fence_inflight")).isEqualTo("0");
 
+        clock.advance(InstanceFences.EXPIRED_HOLDER_GRACE);
+        changing.check();
+        assertThat(changing.refusal()).isEmpty();
+    }
+
+    /**
+     * After the changing instance saw the database's clock step forward, a registration found
+     * expired may still cover writes under the old naming: for a row length from then the change
+     * waits and removes nothing.
+     */
+    @Test
+    void aChangeRemovesNoExpiredRegistrationForARowLengthAfterTheDatabaseClockSteppedForward() throws SQLException {
+        guard(PER_OBJECT, false).check();
+        execute("INSERT INTO fence_inflight (resource, instance, min_token, until, generation)"
+                + " VALUES ('/data/jobs/42/part-0', '" + UUID.randomUUID() + "', 5, now() - interval '1 second', 1)");
+        ExpiryTrust expiry = new ExpiryTrust(ROW_LENGTH, clock::now);
+        NamingGuard changing = guard(JOBS, true, false, expiry);
+        changing.check();
+        expiry.steppedForward();
+        clock.advance(SETTLE);
+
+        changing.check();
+        assertThat(changing.refusal()).hasValueSatisfying(why -> assertThat(why).contains("clock stepped forward"));
+        assertThat(query("SELECT count(*)::text FROM fence_inflight")).as("the row may be live").isEqualTo("1");
+
+        clock.advance(ROW_LENGTH);
+        changing.check();
+        assertThat(query("SELECT count(*)::text FROM fence_inflight")).isEqualTo("0");
         clock.advance(InstanceFences.EXPIRED_HOLDER_GRACE);
         changing.check();
         assertThat(changing.refusal()).isEmpty();

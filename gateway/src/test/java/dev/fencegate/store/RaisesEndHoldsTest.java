@@ -339,6 +339,32 @@ class RaisesEndHoldsTest {
                 .as("A's renewed row stays").isEqualTo(1);
     }
 
+    /**
+     * After this instance saw the database's clock step forward, a row found expired may still be
+     * live, its instance's renewal late: for a row length from then, a raise past it waits, its
+     * grace served or not, and removes nothing; then it goes ahead.
+     */
+    @Test
+    void aRaisePastARowFoundExpiredWaitsARowLengthAfterTheDatabaseClockSteppedForward() throws Exception {
+        FenceInstance a = instance();
+        FenceInstance b = instance();
+        a.holdAt(claim(5));
+        // B's checks see the database's clock step forward; by that clock A's row has expired, and A's renewal is late.
+        b.expiry.steppedForward();
+        sql("UPDATE " + schema + ".fence_inflight SET until = now() - interval '1 second' WHERE instance = '" + a.id + "'");
+
+        assertThat(b.write(claim(6))).isInstanceOf(FenceDecision.Draining.class);
+        clock.advance(Duration.ofMillis(1_300));
+        assertThat(b.write(claim(6))).as("the grace is served, but A's row may be live").isInstanceOf(FenceDecision.Draining.class);
+        assertThat(count("SELECT count(*) FROM " + schema + ".fence_inflight WHERE instance = '" + a.id + "'"))
+                .as("A's row stays").isEqualTo(1);
+
+        clock.advance(HeldFencesTest.TIMING.rowLength());
+        FenceDecision raised = b.write(claim(6));
+        assertThat(raised).as("any row written before the step has ended by now").isInstanceOf(FenceDecision.Admitted.class);
+        b.finish(claim(6));
+    }
+
     /** Whether a removal of expired registrations is waiting for a row lock held by {@code holder}'s transaction. */
     private static boolean removalWaitsOnALock(Connection holder) throws SQLException {
         try (Statement statement = holder.createStatement();
