@@ -1,5 +1,6 @@
 package dev.fencegate;
 
+import dev.fencegate.observability.Logging;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -13,7 +14,10 @@ import picocli.CommandLine.UnmatchedArgumentException;
 public final class Fencegate {
 
     public static void main(String[] args) {
-        System.exit(commandLine().execute(withDefaultCommand(args)));
+        int exitCode = commandLine().execute(withDefaultCommand(args));
+        // Log lines are written by a thread of their own: what it still queues goes out first.
+        Logging.stop();
+        System.exit(exitCode);
     }
 
     public static CommandLine commandLine() {

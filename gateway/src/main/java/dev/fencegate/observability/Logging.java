@@ -10,7 +10,8 @@ public final class Logging {
     }
 
     /**
-     * Writes out what asynchronous appenders still queue (the access log) and stops logging.
+     * Writes out what asynchronous appenders still queue (every log line, and the access log) and stops
+     * logging, waiting at most a second for each of them when nobody reads stderr or stdout.
      * Call last before the process halts, or the final lines are lost.
      */
     public static void stop() {
