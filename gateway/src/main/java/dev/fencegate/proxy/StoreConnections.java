@@ -73,10 +73,10 @@ final class StoreConnections implements AutoCloseable {
                         channel.pipeline().addLast(new HttpClientCodec(), new StoreResponseReceiver());
                     }
                 });
-        byte[] address = NetUtil.createByteArrayFromIpAddressString(store.host());
+        InetAddress address = addressIn(store.host());
         if (address != null) {
             this.names = null;
-            this.remote = new InetSocketAddress(addressOf(address), store.port());
+            this.remote = new InetSocketAddress(address, store.port());
             bootstrap.disableResolver();
         } else {
             this.names = new DnsAddressResolverGroup(lookups);
@@ -93,11 +93,20 @@ final class StoreConnections implements AutoCloseable {
                 : builder.datagramChannelType(transport.datagramChannel()).socketChannelType(transport.clientChannel());
     }
 
-    private static InetAddress addressOf(byte[] address) {
+    /**
+     * The address {@code host} spells, or null for a name. Digits and dots alone are an address, in
+     * the short forms too ({@code 127.1}), which the JDK reads and a name server would not; read at
+     * start, where the JDK may block.
+     */
+    static InetAddress addressIn(String host) {
+        byte[] bytes = NetUtil.createByteArrayFromIpAddressString(host);
         try {
-            return InetAddress.getByAddress(address);
+            if (bytes != null) {
+                return InetAddress.getByAddress(bytes);
+            }
+            return host.matches("[0-9.]+") ? InetAddress.getByName(host) : null;
         } catch (UnknownHostException e) {
-            throw new IllegalArgumentException("not an IP address: " + e.getMessage(), e);
+            throw new IllegalArgumentException("--upstream: '" + host + "' (expected an IP address or a host name)", e);
         }
     }
 

@@ -58,6 +58,27 @@ class StoreNameLookupTest {
         }
     }
 
+    /** Digits and dots are an address, in the JDK's short forms too: nothing is asked of a name server. */
+    @Test
+    void anAddressInAShortFormIsConnectedToWithoutALookup() throws Exception {
+        try (ServerSocket store = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+             NameServer names = NameServer.silent()) {
+            Duration timeout = Duration.ofSeconds(2);
+            StoreConnections connections = new StoreConnections(transport, new HostPort("127.1", store.getLocalPort()),
+                    timeout, WATER_MARK, StoreConnections.lookups(transport, timeout)
+                    .nameServerProvider(new SingletonDnsServerAddressStreamProvider(names.address())));
+            try {
+                ChannelFuture connecting = loop.submit(() -> connections.acquire(loop)).get();
+                assertThat(connecting.await(5, TimeUnit.SECONDS)).isTrue();
+                assertThat(connecting.isSuccess()).as("%s", connecting.cause()).isTrue();
+                assertThat(names.asked()).isEmpty();
+                connecting.channel().close().sync();
+            } finally {
+                connections.close();
+            }
+        }
+    }
+
     /**
      * Each search domain is a query of its own, each given the whole timeout; the connect timeout
      * bounds them together, and the failure says the lookup was part of it.
