@@ -36,6 +36,11 @@ final class ExpiredHolderGraces {
         return now - grace.untilNanos() < 0;
     }
 
+    /** When the grace of {@code resource} began: the first time a raise found the row expired. Call after {@link #mayStillHold}. */
+    long startedNanos(ResourceKey resource) {
+        return graces.get(resource).untilNanos() - InstanceFences.EXPIRED_HOLDER_GRACE.toNanos();
+    }
+
     /** The grace of {@code resource} is over: a row found expired later gets a grace of its own. */
     void served(ResourceKey resource) {
         graces.remove(resource);

@@ -69,8 +69,9 @@ public final class InstanceFences {
         static final Covered NOTHING = new Covered(null, 0, null);
     }
 
+    /** For an instance that does not watch the fence database's clock (a test's). */
     public InstanceFences(RegistrationRows rows, LeaseTiming timing, LongSupplier clock) {
-        this(rows, timing, clock, new ExpiryTrust(timing.rowLength(), clock));
+        this(rows, timing, clock, ExpiryTrust.unwatched());
     }
 
     /** @param expiry whether rows found expired may be taken as ended, after what the database's clock did */
@@ -318,13 +319,15 @@ public final class InstanceFences {
     /**
      * A raise to {@code token} found another instance's registration expired, not withdrawn: that
      * instance may still hold the fence without knowing (see {@link ExpiredHolderGraces#mayStillHold}),
-     * and for a row length after the database's clock stepped forward, the row may still be live
-     * (see {@link ExpiryTrust}).
+     * and the row may still be live: until a reading of the database's clock that began after the
+     * row was found expired has been compared, and for a row length after that clock was seen to
+     * step forward (see {@link ExpiryTrust}).
      */
     boolean expiredHolderMayStillHold(ResourceKey resource, long token) {
         long now = now();
         synchronized (lock) {
-            return expiredHolderGraces.mayStillHold(resource, token, now) || expiry.distrusted();
+            return expiredHolderGraces.mayStillHold(resource, token, now)
+                    || !expiry.readSince(expiredHolderGraces.startedNanos(resource)) || expiry.distrusted();
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.fencegate.store;
 
+import dev.fencegate.fence.ExpiryTrust;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -30,7 +31,7 @@ final class DatabaseClockWatch {
     private static final String NOW = "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint";
 
     private final LongSupplier monotonicNanos;
-    private final Runnable onForwardStep;
+    private final ExpiryTrust expiry;
     private final LongAdder steps = new LongAdder();
     private Reading last;
 
@@ -39,13 +40,13 @@ final class DatabaseClockWatch {
     }
 
     DatabaseClockWatch(LongSupplier monotonicNanos) {
-        this(monotonicNanos, () -> { });
+        this(monotonicNanos, ExpiryTrust.unwatched());
     }
 
-    /** @param onForwardStep told of each step forward, as it is seen */
-    DatabaseClockWatch(LongSupplier monotonicNanos, Runnable onForwardStep) {
+    /** @param expiry told of each step forward as it is seen, and of each reading once compared */
+    DatabaseClockWatch(LongSupplier monotonicNanos, ExpiryTrust expiry) {
         this.monotonicNanos = monotonicNanos;
-        this.onForwardStep = onForwardStep;
+        this.expiry = expiry;
     }
 
     /**
@@ -89,10 +90,12 @@ final class DatabaseClockWatch {
     void observe(Reading reading) {
         Reading earlier = last;
         last = reading;
-        if (earlier == null) {
-            return;
+        long step = earlier == null ? 0 : step(earlier, reading);
+        if (step > 0) {
+            expiry.steppedForward();
         }
-        long step = step(earlier, reading);
+        // After the step is told: whoever finds this reading compared finds the step too.
+        expiry.clockRead(reading.beforeNanos());
         if (step == 0) {
             return;
         }
@@ -100,7 +103,6 @@ final class DatabaseClockWatch {
         double seconds = Math.abs(step) / 1e6;
         double apart = (reading.afterNanos() - earlier.beforeNanos()) / 1e9;
         if (step > 0) {
-            onForwardStep.run();
             log.warn("FENCE DATABASE CLOCK STEPPED forward by about {} s between two readings {} s apart by this "
                             + "instance's clock (or this host was suspended meanwhile): registrations expire by the database's "
                             + "clock, so each looks that much closer to its end; for a row length from now this instance takes "

@@ -104,7 +104,7 @@ public final class FenceService implements AutoCloseable {
                 .description("1 once the fence database was found behind a commit this instance saw confirmed (restored"
                         + " from a backup, or a standby promoted without every commit): every write is refused until restart")
                 .register(registry);
-        FenceStoreMonitor monitor = new FenceStoreMonitor(database, guard, history, namingGuard, readiness, expiry::steppedForward);
+        FenceStoreMonitor monitor = new FenceStoreMonitor(database, guard, history, namingGuard, readiness, expiry);
         FunctionCounter.builder("fencegate.fence.database.clock.steps", monitor, FenceStoreMonitor::databaseClockSteps)
                 .description("Steps of the fence database's clock (or suspensions of this host) of more than a second,"
                         + " seen between two checks: registrations expire by that clock")

@@ -1,6 +1,7 @@
 package dev.fencegate.store;
 
 import dev.fencegate.admin.Readiness;
+import dev.fencegate.fence.ExpiryTrust;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -50,13 +51,13 @@ public final class FenceStoreMonitor implements AutoCloseable {
 
     public FenceStoreMonitor(FenceDatabase database, DurabilityGuard guard, HistoryGuard history, NamingGuard naming,
                              Readiness readiness) {
-        this(database, guard, history, naming, readiness, () -> { });
+        this(database, guard, history, naming, readiness, ExpiryTrust.unwatched());
     }
 
-    /** @param onClockSteppedForward told when the checks see the database's clock step forward */
+    /** @param expiry told of each reading of the database's clock the checks make, and of each step forward they see */
     public FenceStoreMonitor(FenceDatabase database, DurabilityGuard guard, HistoryGuard history, NamingGuard naming,
-                             Readiness readiness, Runnable onClockSteppedForward) {
-        this.clock = new DatabaseClockWatch(System::nanoTime, onClockSteppedForward);
+                             Readiness readiness, ExpiryTrust expiry) {
+        this.clock = new DatabaseClockWatch(System::nanoTime, expiry);
         this.database = database;
         this.guard = guard;
         this.history = history;

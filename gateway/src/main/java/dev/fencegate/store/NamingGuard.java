@@ -72,8 +72,7 @@ public final class NamingGuard {
      */
     public NamingGuard(DataSource dataSource, ResourceNaming naming, boolean changeAllowed, boolean tokensSigned,
                        UUID instance, Duration admissionBound, LongSupplier nanoClock) {
-        this(dataSource, naming, changeAllowed, tokensSigned, instance, admissionBound, nanoClock,
-                new ExpiryTrust(Duration.ZERO, nanoClock));
+        this(dataSource, naming, changeAllowed, tokensSigned, instance, admissionBound, nanoClock, ExpiryTrust.unwatched());
     }
 
     /** @param expiry whether rows found expired may be taken as ended, after what the database's clock did */

@@ -5,11 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import dev.fencegate.fence.ExpiryTrust;
 import dev.fencegate.testing.TestPostgres;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -61,25 +62,30 @@ class DatabaseClockWatchTest {
 
     /**
      * A step forward is told as it is seen, so that rows found expired are not taken as ended for a
-     * row length (see {@code ExpiryTrust}); readings in step and a step back tell nothing.
+     * row length (see {@code ExpiryTrust}); readings in step and a step back tell nothing. Each
+     * reading, once compared, is told with when it began.
      */
     @Test
     void aStepForwardIsToldAsItIsSeenAndAStepBackIsNot() {
-        AtomicInteger told = new AtomicInteger();
-        DatabaseClockWatch watch = new DatabaseClockWatch(System::nanoTime, told::incrementAndGet);
+        AtomicLong here = new AtomicLong(5 * SECOND_NANOS);
+        ExpiryTrust expiry = new ExpiryTrust(Duration.ofSeconds(63), here::get);
+        DatabaseClockWatch watch = new DatabaseClockWatch(here::get, expiry);
         long database = 1_800_000_000L * SECOND_MICROS;
-        long here = 5 * SECOND_NANOS;
-        watch.observe(reading(database, here));
-        watch.observe(reading(database += SECOND_MICROS, here += SECOND_NANOS));
-        assertThat(told).as("in step").hasValue(0);
+        watch.observe(reading(database, here.get()));
+        assertThat(expiry.readSince(here.get())).isTrue();
+        watch.observe(reading(database += SECOND_MICROS, here.addAndGet(SECOND_NANOS)));
+        assertThat(expiry.distrusted()).as("in step").isFalse();
 
-        watch.observe(reading(database -= 29 * SECOND_MICROS, here += SECOND_NANOS));
-        assertThat(told).as("rows last longer: nothing to distrust").hasValue(0);
+        watch.observe(reading(database -= 29 * SECOND_MICROS, here.addAndGet(SECOND_NANOS)));
+        assertThat(expiry.distrusted()).as("rows last longer: nothing to distrust").isFalse();
+        assertThat(expiry.readSince(here.get() + 1)).as("no reading began later").isFalse();
 
-        watch.observe(reading(database += 71 * SECOND_MICROS, here += SECOND_NANOS));
-        assertThat(told).hasValue(1);
-        watch.observe(reading(database += SECOND_MICROS, here += SECOND_NANOS));
-        assertThat(told).hasValue(1);
+        watch.observe(reading(database += 71 * SECOND_MICROS, here.addAndGet(SECOND_NANOS)));
+        assertThat(expiry.distrusted()).isTrue();
+        here.addAndGet(62 * SECOND_NANOS);
+        assertThat(expiry.distrusted()).as("a row length from the step").isTrue();
+        here.addAndGet(SECOND_NANOS);
+        assertThat(expiry.distrusted()).isFalse();
     }
 
     /**

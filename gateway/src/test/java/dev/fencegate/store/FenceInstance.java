@@ -58,6 +58,9 @@ final class FenceInstance implements AutoCloseable {
     final InstanceFences fences;
     /** Told by the test, as the checks would tell it, that the database's clock stepped forward. */
     final ExpiryTrust expiry;
+    /** Whether each write is preceded by a reading of the database's clock, as the checks make one each second. */
+    final AtomicBoolean clockReadings = new AtomicBoolean(true);
+    private final FakeClock clock;
     final FenceAdmission admission;
     final InflightListener listener;
     /** The store under the trip counter, for what it counts itself. */
@@ -98,6 +101,7 @@ final class FenceInstance implements AutoCloseable {
                 postgresRows.withdrawAll();
             }
         };
+        this.clock = clock;
         expiry = new ExpiryTrust(timing.rowLength(), clock::now);
         fences = new InstanceFences(rows, timing, clock::now, expiry);
         guard = new DurabilityGuard(database.dataSource(), false, false);
@@ -166,7 +170,15 @@ final class FenceInstance implements AutoCloseable {
     }
 
     FenceDecision write(FenceClaim claim) throws InterruptedException, ExecutionException, TimeoutException {
+        readClock();
         return checker.check(claim).get(5, TimeUnit.SECONDS);
+    }
+
+    /** A reading of the database's clock, as the gateway's checks make one each second, now by the test's clock; unless turned off. */
+    void readClock() {
+        if (clockReadings.get()) {
+            expiry.clockRead(clock.now());
+        }
     }
 
     void finish(FenceClaim claim) {

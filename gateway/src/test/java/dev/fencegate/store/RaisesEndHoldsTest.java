@@ -365,6 +365,31 @@ class RaisesEndHoldsTest {
         b.finish(claim(6));
     }
 
+    /**
+     * A step of the database's clock just before a raise found a row expired is seen by the first
+     * reading of that clock after; while the checks are slow, none may have come by the end of the
+     * grace, and the raise waits for one.
+     */
+    @Test
+    void aRaisePastARowFoundExpiredWaitsForAReadingOfTheDatabaseClockThatBeganAfter() throws Exception {
+        FenceInstance a = instance();
+        FenceInstance b = instance();
+        a.holdAt(claim(5));
+        b.clockReadings.set(false);
+        b.expiry.clockRead(clock.now() - 1);
+        sql("UPDATE " + schema + ".fence_inflight SET until = now() - interval '1 second' WHERE instance = '" + a.id + "'");
+
+        assertThat(b.write(claim(6))).isInstanceOf(FenceDecision.Draining.class);
+        clock.advance(Duration.ofMillis(1_300));
+        assertThat(b.write(claim(6))).as("the grace is served, but no reading since could have seen a step")
+                .isInstanceOf(FenceDecision.Draining.class);
+
+        b.expiry.clockRead(clock.now());
+        FenceDecision raised = b.write(claim(6));
+        assertThat(raised).isInstanceOf(FenceDecision.Admitted.class);
+        b.finish(claim(6));
+    }
+
     /** Whether a removal of expired registrations is waiting for a row lock held by {@code holder}'s transaction. */
     private static boolean removalWaitsOnALock(Connection holder) throws SQLException {
         try (Statement statement = holder.createStatement();
@@ -494,6 +519,7 @@ class RaisesEndHoldsTest {
     }
 
     private static FenceDecision attempt(FenceInstance instance, FenceClaim claim) {
+        instance.readClock();
         instance.fences.enter(claim);
         FenceDecision decision = instance.admission.attempt(claim);
         if (!(decision instanceof FenceDecision.Admitted)) {
