@@ -6,6 +6,8 @@ import io.netty.channel.EventLoop;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -16,6 +18,8 @@ import java.util.concurrent.TimeoutException;
  * included. Only a warning: the store may come up later, and each request connects anew.
  */
 final class StoreProbe {
+
+    private static final Pattern NETTY_WORDING = Pattern.compile("(?:\\w+\\(\\.\\.\\) failed with error\\(-?\\d+\\): )?(.*?)(?:: \\S*/\\S+)?");
 
     private StoreProbe() {
     }
@@ -50,6 +54,21 @@ final class StoreProbe {
             // Its message alone can read as if the host were merely down.
             return Optional.of("unknown host " + connections.store().host() + " (" + String.valueOf(cause.getMessage()).strip() + ")");
         }
-        return Optional.of(cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage());
+        return Optional.of(systemWords(cause));
+    }
+
+    /**
+     * Netty's words for a failed connect, without what only Netty adds: the native transport's call
+     * ({@code finishConnect(..) failed with error(-111): }) and the address after the system's words
+     * ({@code : /127.0.0.1:9000}, given with the store already). {@code Connection refused}, as the
+     * JDK's socket says it.
+     */
+    static String systemWords(Throwable cause) {
+        String message = cause.getMessage();
+        if (message == null) {
+            return cause.getClass().getSimpleName();
+        }
+        Matcher words = NETTY_WORDING.matcher(message);
+        return words.matches() && !words.group(1).isBlank() ? words.group(1) : message;
     }
 }
