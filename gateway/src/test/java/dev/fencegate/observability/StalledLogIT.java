@@ -47,7 +47,7 @@ class StalledLogIT {
             Process process = builder.start();
             try {
                 Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                        .until(() -> !process.isAlive() || ready(adminPort));
+                        .until(() -> !process.isAlive() || GatewayProcess.ready(adminPort));
                 assertThat(process.isAlive()).isTrue();
 
                 // Each reset is a DEBUG line from the event loop that saw it: far more than the pipe holds.
@@ -81,18 +81,6 @@ class StalledLogIT {
             socket.setSoLinger(true, 0);
             return true;
         } catch (SocketTimeoutException e) {
-            return false;
-        }
-    }
-
-    private static boolean ready(int adminPort) {
-        try {
-            return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/readyz"))
-                    .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
             return false;
         }
     }

@@ -108,6 +108,11 @@ public final class GatewayProcess implements AutoCloseable {
     }
 
     public boolean ready() {
+        return ready(adminPort);
+    }
+
+    /** Whether the gateway whose admin port is {@code adminPort} answers {@code /readyz} with 200. */
+    public static boolean ready(int adminPort) {
         try {
             return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/readyz"))
                     .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
