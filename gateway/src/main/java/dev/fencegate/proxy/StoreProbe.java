@@ -6,11 +6,11 @@ import io.netty.channel.EventLoop;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * One connection attempt to the store at start, so that an operator hears at once that requests
@@ -32,7 +32,7 @@ final class StoreProbe {
         ChannelFuture connected;
         try {
             connected = loop.submit(() -> connections.connect(loop)).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            // The acquire's own deadline is the timeout; a little more lets it say why it failed.
+            // The connect's own deadline is the timeout; a little more lets it say why it failed.
             connected.await(timeout.toMillis() + 1_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
