@@ -2,6 +2,7 @@ package dev.fencegate;
 
 import dev.fencegate.observability.Logging;
 import java.io.PrintWriter;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ParameterException;
@@ -14,7 +15,15 @@ import picocli.CommandLine.UnmatchedArgumentException;
 public final class Fencegate {
 
     public static void main(String[] args) {
-        int exitCode = commandLine().execute(withDefaultCommand(args));
+        int exitCode;
+        try {
+            exitCode = commandLine().execute(withDefaultCommand(args));
+        } catch (Throwable e) {
+            // picocli answers exceptions; an Error (a class missing from a damaged jar, say) passes it.
+            // Exit rather than leave a process that threads started before the error keep alive.
+            LoggerFactory.getLogger(Fencegate.class).error("Fencegate stopped on an unexpected error", e);
+            exitCode = 1;
+        }
         // Log lines are written by a thread of their own: what it still queues goes out first.
         Logging.stop();
         System.exit(exitCode);

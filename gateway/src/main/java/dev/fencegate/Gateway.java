@@ -73,7 +73,7 @@ public final class Gateway implements AutoCloseable {
                         listening, adminListening, tokens, readiness.describe());
             }
             return new Gateway(readiness, fences, admin, server, runtimeMetrics);
-        } catch (InterruptedException | RuntimeException e) {
+        } catch (Throwable e) {
             if (admin != null) {
                 admin.close();
             }

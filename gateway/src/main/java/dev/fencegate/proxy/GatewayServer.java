@@ -95,16 +95,17 @@ public final class GatewayServer implements AutoCloseable {
             throws InterruptedException {
         Transport transport = Transport.best();
         EventLoopGroup group = transport.newGroup(config.ioThreads());
-        StoreConnections connections = new StoreConnections(transport, config.upstreamAddress(),
-                config.upstreamConnectTimeout(), WATER_MARK);
-        GatewayRuntime runtime = new GatewayRuntime(fences, connections, metrics,
-                AccessLog.of(config.operations().accessLog()),
-                claims,
-                config.upstreamPathPrefix(),
-                claims.identity().storeGetsTheClientsHost() ? Optional.empty() : Optional.of(StoreHost.Upstream.of(config)),
-                config.upstreamTimeout().toMillis(), uploads);
-        InFlightRequests inFlight = new InFlightRequests();
+        StoreConnections connections = null;
         try {
+            connections = new StoreConnections(transport, config.upstreamAddress(),
+                    config.upstreamConnectTimeout(), WATER_MARK);
+            GatewayRuntime runtime = new GatewayRuntime(fences, connections, metrics,
+                    AccessLog.of(config.operations().accessLog()),
+                    claims,
+                    config.upstreamPathPrefix(),
+                    claims.identity().storeGetsTheClientsHost() ? Optional.empty() : Optional.of(StoreHost.Upstream.of(config)),
+                    config.upstreamTimeout().toMillis(), uploads);
+            InFlightRequests inFlight = new InFlightRequests();
             Channel channel = new ServerBootstrap()
                     .group(group)
                     .channel(transport.serverChannel())
@@ -119,9 +120,11 @@ public final class GatewayServer implements AutoCloseable {
             log.info("Data port listening on {} ({} transport, {} I/O threads), store {}",
                     channel.localAddress(), transport.name(), config.ioThreads(), config.upstream());
             return new GatewayServer(group, channel, inFlight, connections);
-        } catch (InterruptedException | RuntimeException e) {
+        } catch (Throwable e) {
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-            connections.close();
+            if (connections != null) {
+                connections.close();
+            }
             throw e;
         }
     }

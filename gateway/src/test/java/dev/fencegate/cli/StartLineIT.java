@@ -9,8 +9,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,6 +66,37 @@ class StartLineIT {
                 .contains("), tokens unsigned: ")
                 .contains("database \"fencegate_no_such_database\" does not exist (check the database named in --db-url)")
                 .doesNotContain(":0 ");
+    }
+
+    @Test
+    void aStartThatFailsOnAnErrorExitsOneNamingItRatherThanLingerHalfStarted() throws Exception {
+        DatabaseConfig database = TestPostgres.config(TestPostgres.newSchema("start_line_error"));
+        // A damaged jar: a class the data port needs is missing, found after the fence database and the
+        // admin port were started (their threads would keep the process alive).
+        Path jar = Files.createTempFile("fencegate-damaged", ".jar");
+        Files.copy(GatewayProcess.JAR, jar, StandardCopyOption.REPLACE_EXISTING);
+        try (FileSystem zip = FileSystems.newFileSystem(jar)) {
+            Files.delete(zip.getPath("io/netty/resolver/dns/DnsAddressResolverGroup.class"));
+        }
+        Path log = Files.createTempFile("fencegate-start", ".log");
+        Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar", jar.toString(), "serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
+                "--upstream", "http://127.0.0.1:" + GatewayProcess.freePort(),
+                "--db-url", database.url(), "--db-schema", database.schema(), "--db-user", database.user(), "--db-pool-size", "2")
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            boolean exited = process.waitFor(60, TimeUnit.SECONDS);
+            String output = Files.readString(log);
+            assertThat(exited).as("the process exits:\n" + output).isTrue();
+            assertThat(process.exitValue()).as(output).isEqualTo(1);
+            assertThat(output).contains("ERROR Fencegate - Fencegate stopped on an unexpected error")
+                    .contains("java.lang.NoClassDefFoundError: io/netty/resolver/dns/DnsAddressResolverGroup")
+                    .doesNotContain("Fencegate ready");
+        } finally {
+            process.destroyForcibly().waitFor(15, TimeUnit.SECONDS);
+            Files.deleteIfExists(log);
+            Files.deleteIfExists(jar);
+        }
     }
 
     /** Runs the jar with ports 0 until its output has {@code line}; returns the output, then stops it. */
