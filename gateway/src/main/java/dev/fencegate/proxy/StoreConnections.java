@@ -13,9 +13,16 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.resolver.dns.DnsAddressResolverGroup;
 import io.netty.resolver.dns.DnsNameResolverBuilder;
+import io.netty.resolver.dns.DnsServerAddressStreamProvider;
+import io.netty.resolver.dns.DnsServerAddressStreamProviders;
+import io.netty.resolver.dns.SingletonDnsServerAddressStreamProvider;
+import io.netty.resolver.dns.UnixResolverDnsServerAddressStreamProvider;
 import io.netty.util.NetUtil;
 import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.netty.util.internal.PlatformDependent;
+import java.io.File;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -28,13 +35,15 @@ import java.util.concurrent.TimeUnit;
  * on the loop that owns it, the loop of the client it serves, so nothing here is shared.
  *
  * <p>A store named by a host name is looked up on the loop without blocking it (Netty's DNS
- * resolver: {@code /etc/hosts}, then the name servers of {@code /etc/resolv.conf}, each answer kept
+ * resolver: {@code /etc/hosts}, then the name servers of {@code /etc/resolv.conf} ({@link #nameServers}), each answer kept
  * for its time to live), and the lookup counts against the connect timeout. The JDK's lookup,
  * Netty's default, blocks the loop and every client on it for as long as the name servers take.
  */
 final class StoreConnections implements AutoCloseable {
 
     private static final int MAX_IDLE_PER_LOOP = 256;
+    private static final String RESOLV_CONF = "/etc/resolv.conf";
+    private static final int DNS_PORT = 53;
     /** What the kernel may hold of a request beyond what is on the wire: see {@link Transport#boundUnsent}. */
     private static final long UNSENT_IN_KERNEL = 128 * 1024;
 
@@ -87,10 +96,28 @@ final class StoreConnections implements AutoCloseable {
 
     /** The system's hosts file and name servers, each query given the connect timeout. */
     static DnsNameResolverBuilder lookups(Transport transport, Duration connectTimeout) {
-        DnsNameResolverBuilder builder = new DnsNameResolverBuilder().queryTimeoutMillis(Math.max(1, connectTimeout.toMillis()));
+        DnsNameResolverBuilder builder = new DnsNameResolverBuilder().queryTimeoutMillis(Math.max(1, connectTimeout.toMillis()))
+                .nameServerProvider(nameServers(new File(RESOLV_CONF)));
         // A transport without datagrams (a test's embedded one) has only addresses to connect to.
         return transport.datagramChannel() == null ? builder
                 : builder.datagramChannelType(transport.datagramChannel()).socketChannelType(transport.clientChannel());
+    }
+
+    /**
+     * The name servers {@code resolvConf} names, as Netty reads them on Linux; where it names none, or
+     * is missing, the one on this host, as the C library's resolver asks (resolv.conf(5)). Netty's own
+     * fallback is the JDK's settings and then public name servers, which would tell the store's name to
+     * a third party, or wait on servers a closed network cannot reach. Elsewhere, Netty's choice.
+     */
+    static DnsServerAddressStreamProvider nameServers(File resolvConf) {
+        if (PlatformDependent.isWindows() || PlatformDependent.isOsx()) {
+            return DnsServerAddressStreamProviders.platformDefault();
+        }
+        try {
+            return new UnixResolverDnsServerAddressStreamProvider(resolvConf);
+        } catch (IOException | IllegalArgumentException noNameServer) {
+            return new SingletonDnsServerAddressStreamProvider(new InetSocketAddress(InetAddress.getLoopbackAddress(), DNS_PORT));
+        }
     }
 
     /**

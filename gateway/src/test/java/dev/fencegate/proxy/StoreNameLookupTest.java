@@ -9,15 +9,19 @@ import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.resolver.dns.DnsServerAddressStream;
 import io.netty.resolver.dns.SingletonDnsServerAddressStreamProvider;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The store's host name is looked up on the event loop without holding it up, and within the connect timeout. */
 class StoreNameLookupTest {
@@ -56,6 +60,25 @@ class StoreNameLookupTest {
                 connections.close();
             }
         }
+    }
+
+    /**
+     * Netty's fallback, where resolv.conf names no name server, is the JDK's settings and then public
+     * name servers: the store's name would go to a third party, or wait on servers a closed network
+     * cannot reach. The C library asks the one on this host.
+     */
+    @Test
+    void whereResolvConfNamesNoNameServerTheOneOnThisHostIsAskedAsTheCLibraryDoes(@TempDir Path folder) throws Exception {
+        InetSocketAddress local = new InetSocketAddress(InetAddress.getLoopbackAddress(), 53);
+        Path missing = folder.resolve("missing.conf");
+        Path searchOnly = Files.writeString(folder.resolve("search-only.conf"), "search fencegate.test\noptions ndots:2\n");
+        Path named = Files.writeString(folder.resolve("named.conf"), "# a comment\nnameserver 10.1.2.3\nnameserver 10.1.2.4\n");
+
+        assertThat(StoreConnections.nameServers(missing.toFile()).nameServerAddressStream("store.internal").next()).isEqualTo(local);
+        assertThat(StoreConnections.nameServers(searchOnly.toFile()).nameServerAddressStream("store.internal").next()).isEqualTo(local);
+        DnsServerAddressStream servers = StoreConnections.nameServers(named.toFile()).nameServerAddressStream("store.internal");
+        assertThat(List.of(servers.next(), servers.next())).containsExactly(
+                new InetSocketAddress("10.1.2.3", 53), new InetSocketAddress("10.1.2.4", 53));
     }
 
     /** Digits and dots are an address, in the JDK's short forms too: nothing is asked of a name server. */
