@@ -82,6 +82,11 @@ sealed interface RequestRoute {
             return hasBody(head) ? new Answer(Problem.of(Outcome.BODY_ON_READ, head.method() + " with a body is not served"), true)
                     : new PassThrough();
         }
+        if (head.method().name().equals("DELETE") && hasBody(head)) {
+            // No DELETE of S3 or WebDAV has a body, and a store's DELETE handler reads none (Python's
+            // http.server's would not), so the store would take it for its next, unfenced, request.
+            return new Answer(Problem.of(Outcome.BODY_ON_DELETE, "DELETE with a body is not served"), true);
+        }
         if (head.headers().contains(HttpHeaderNames.CONTENT_RANGE)) {
             // A store may write a range in place (Apache mod_dav does), not to a temporary object:
             // the part it received before the gateway cut a refused write would stay applied.

@@ -114,6 +114,17 @@ class RequestRouteTest {
     }
 
     @Test
+    void aDeleteWithABodyIsAnsweredAndTheConnectionClosed() {
+        for (String[] framing : new String[][] {{"Content-Length", "1"}, {"Transfer-Encoding", "chunked"}}) {
+            RequestRoute route = route(HttpMethod.DELETE, "/bucket/key", "Fencing-Token", "7", framing[0], framing[1]);
+            assertThat(((RequestRoute.Answer) route).problem().outcome()).as(framing[0]).isEqualTo(Outcome.BODY_ON_DELETE);
+            assertThat(((RequestRoute.Answer) route).close()).isTrue();
+        }
+        assertThat(route(HttpMethod.DELETE, "/bucket/key", "Fencing-Token", "7", "Content-Length", "0"))
+                .isInstanceOf(RequestRoute.Fenced.class);
+    }
+
+    @Test
     void aPostToABareBucketOtherThanDeleteObjectsIsRefused() {
         for (String target : new String[] {"/bucket", "/bucket/", "/bucket?x-id=PostObject", "/bucket?uploads"}) {
             RequestRoute route = route(HttpMethod.POST, target, "Fencing-Token", "7", "Content-Type", "multipart/form-data; boundary=x");

@@ -98,6 +98,10 @@ class StoreConnectionReuseIT {
         if (path.startsWith("/early-ok/")) {
             return new LiteralStore.Reply("HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n", false, false);
         }
+        if (path.startsWith("/unread-delete/")) {
+            // A DELETE handler reads no body.
+            return new LiteralStore.Reply("HTTP/1.1 204 No Content\r\n\r\n", false, false);
+        }
         if (path.startsWith("/unread/")) {
             return new LiteralStore.Reply("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", false, false);
         }
@@ -147,6 +151,33 @@ class StoreConnectionReuseIT {
             assertThat(RawHttp.status(raw.send("GET /echo/empty HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n").readResponse()))
                     .as("an empty body is no body").isEqualTo(200);
         }
+    }
+
+    /** A store's DELETE handler reads no body: one sent would be its next request, a write nobody fenced. */
+    @Test
+    void aDeleteWithABodyGets400AndNothingReachesTheStore() throws IOException {
+        String inner = "PUT " + unique("/echo/smuggled-") + " HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nEVIL";
+        String[] deletes = {
+            "DELETE " + unique("/unread-delete/") + " HTTP/1.1\r\nHost: x\r\nFencing-Token: 1\r\nContent-Length: "
+                    + inner.length() + "\r\n\r\n" + inner,
+            "DELETE " + unique("/unread-delete/") + " HTTP/1.1\r\nHost: x\r\nFencing-Token: 1\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + Integer.toHexString(inner.length()) + "\r\n" + inner + "\r\n0\r\n\r\n"};
+        int before = store.received().size();
+        for (String delete : deletes) {
+            try (RawHttp raw = RawHttp.connect(gateway.port())) {
+                String response = raw.send(delete).readResponse();
+                assertThat(RawHttp.status(response)).as(delete).isEqualTo(400);
+                assertThat(response).contains("body-on-delete");
+                assertThat(raw.closedByPeer()).as("closed: " + delete).isTrue();
+            }
+        }
+        assertThat(store.received()).hasSize(before);
+        String empty = unique("/unread-delete/");
+        try (RawHttp raw = RawHttp.connect(gateway.port())) {
+            assertThat(RawHttp.status(raw.send("DELETE " + empty + " HTTP/1.1\r\nHost: x\r\nFencing-Token: 1\r\nContent-Length: 0\r\n\r\n")
+                    .readResponse())).as("an empty body is no body").isEqualTo(204);
+        }
+        assertThat(store.received()).hasSize(before + 1);
     }
 
     @Test
