@@ -23,6 +23,7 @@ public enum Outcome {
     UNFENCEABLE_WRITE(400, "unfenceable-write", "Write that changes objects other than the one it names", "FencegateUnfenceableWrite"),
     BODY_ON_READ(400, "body-on-read", "GET, HEAD and OPTIONS may not carry a body", "FencegateBodyOnRead"),
     BODY_ON_DELETE(400, "body-on-delete", "DELETE may not carry a body", "FencegateBodyOnDelete"),
+    OVERRIDE_HEADER(400, "override-header", "A header that overrides the method or path is not served", "FencegateOverrideHeader"),
     FOREIGN_UPLOAD(403, "foreign-upload", "Upload id not created for this object through the gateway", "FencegateUploadNotForThisKey"),
     METHOD_NOT_ALLOWED(405, "method-not-allowed", "Method not allowed", "FencegateMethodNotAllowed"),
     REQUEST_TIMEOUT(408, "request-timeout", "Request not received in time", "FencegateClientTimeout"),

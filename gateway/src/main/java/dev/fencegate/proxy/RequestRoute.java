@@ -64,6 +64,14 @@ sealed interface RequestRoute {
         }
     }
 
+    /**
+     * Headers web frameworks and servers read as the request's real method (Express's and ASP.NET's
+     * method override, OData's) or its real path (IIS's URL rewrite, Symfony and Laminas before they
+     * dropped them).
+     */
+    List<String> OVERRIDES = List.of("X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override", "X-Original-URL",
+            "X-Rewrite-URL");
+
     static RequestRoute of(HttpRequest head, EdgePolicy policy, ClaimRules claims) {
         if (head.decoderResult().isFailure()) {
             return new Answer(RequestScreen.decoderFailure(head.decoderResult().cause()), true);
@@ -76,16 +84,26 @@ sealed interface RequestRoute {
         if (screened != null) {
             return new Answer(screened, true);
         }
-        if (kind == WriteClassifier.Kind.READ) {
+        if (kind == WriteClassifier.Kind.READ && hasBody(head)) {
             // A store that does not read a GET body (Python's http.server) would take it for the next,
             // unfenced, request; so a read with a body is refused and its connection closed.
-            return hasBody(head) ? new Answer(Problem.of(Outcome.BODY_ON_READ, head.method() + " with a body is not served"), true)
-                    : new PassThrough();
+            return new Answer(Problem.of(Outcome.BODY_ON_READ, head.method() + " with a body is not served"), true);
         }
         if (head.method().name().equals("DELETE") && hasBody(head)) {
             // No DELETE of S3 or WebDAV has a body, and a store's DELETE handler reads none (Python's
             // http.server's would not), so the store would take it for its next, unfenced, request.
             return new Answer(Problem.of(Outcome.BODY_ON_DELETE, "DELETE with a body is not served"), true);
+        }
+        for (String override : OVERRIDES) {
+            if (head.headers().contains(override)) {
+                // A store that honours it acts with another method (a read becomes a write nobody
+                // fenced) or on another path than the one checked.
+                return new Answer(Problem.of(Outcome.OVERRIDE_HEADER, override + " is not served: a store that honours it"
+                        + " would act with another method or on another path than the one the gateway checked"), false);
+            }
+        }
+        if (kind == WriteClassifier.Kind.READ) {
+            return new PassThrough();
         }
         if (head.headers().contains(HttpHeaderNames.CONTENT_RANGE)) {
             // A store may write a range in place (Apache mod_dav does), not to a temporary object:

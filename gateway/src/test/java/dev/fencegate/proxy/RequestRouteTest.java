@@ -125,6 +125,19 @@ class RequestRouteTest {
     }
 
     @Test
+    void aHeaderThatOverridesTheMethodOrPathIsRefusedOnReadsAndWrites() {
+        for (String header : new String[] {"X-HTTP-Method-Override", "x-http-method", "X-Method-Override", "X-Original-URL", "x-rewrite-url"}) {
+            for (HttpMethod method : new HttpMethod[] {HttpMethod.GET, HttpMethod.HEAD, HttpMethod.POST, HttpMethod.PUT}) {
+                RequestRoute route = route(method, "/bucket/key", "Fencing-Token", "7", header, header.contains("URL") ? "/bucket/other" : "DELETE");
+                assertThat(route).as("%s %s", method, header).isInstanceOf(RequestRoute.Answer.class);
+                assertThat(((RequestRoute.Answer) route).problem().outcome()).as("%s %s", method, header).isEqualTo(Outcome.OVERRIDE_HEADER);
+                assertThat(((RequestRoute.Answer) route).problem().detail()).containsIgnoringCase(header);
+            }
+        }
+        assertThat(route(HttpMethod.GET, "/bucket/key", "Accept", "*/*")).isInstanceOf(RequestRoute.PassThrough.class);
+    }
+
+    @Test
     void aPostToABareBucketOtherThanDeleteObjectsIsRefused() {
         for (String target : new String[] {"/bucket", "/bucket/", "/bucket?x-id=PostObject", "/bucket?uploads"}) {
             RequestRoute route = route(HttpMethod.POST, target, "Fencing-Token", "7", "Content-Type", "multipart/form-data; boundary=x");
