@@ -69,7 +69,7 @@ final class StoreRequestSender implements ChannelFutureListener {
     @Override
     public void operationComplete(ChannelFuture connected) {
         if (!connected.isSuccess()) {
-            exchange.fail(Outcome.STORE_UNREACHABLE, "store connection failed: " + connected.cause().getMessage());
+            exchange.fail(Outcome.STORE_UNREACHABLE, "store connection failed: " + StoreProbe.systemWords(connected.cause()));
         } else if (exchange.finished()) {
             connected.channel().close();
         } else {

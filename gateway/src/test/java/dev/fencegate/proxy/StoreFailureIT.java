@@ -31,7 +31,9 @@ class StoreFailureIT {
              RawHttp raw = RawHttp.connect(gateway.port())) {
             String response = raw.send("PUT /b/k HTTP/1.1\r\nHost: x\r\nFencing-Token: 1\r\nContent-Length: 1\r\n\r\nx").readResponse();
             assertThat(RawHttp.status(response)).isEqualTo(502);
-            assertThat(response).contains("store-unreachable");
+            assertThat(response).contains("store-unreachable")
+                    .as("in the system's words, not the native transport's").contains("store connection failed: Connection refused")
+                    .doesNotContain("finishConnect").doesNotContain(":" + closedPort);
         }
     }
 
