@@ -1,6 +1,8 @@
 package dev.fencegate.client;
 
+import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -10,7 +12,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A granted lease kept alive off the work's thread. Renewal runs on a thread of its own, so a
  * long write cannot starve it; a watchdog on a second thread trips the guard when the local
- * deadline nears even while a renewal hangs. Closing stops both and releases the lease.
+ * deadline nears even while a renewal hangs or keeps failing. Closing stops both, releases the
+ * lease, and clears an interrupt the guard sent the closing thread.
  */
 public final class HeldLease implements AutoCloseable {
 
@@ -63,26 +66,46 @@ public final class HeldLease implements AutoCloseable {
 
     private void start() {
         guard.onLoss(reason -> threads.shutdown());
-        long renew = timing.renewEvery().toNanos();
         long watch = timing.watchdogPeriod().toNanos();
-        threads.scheduleWithFixedDelay(this::renew, renew, renew, TimeUnit.NANOSECONDS);
+        renewAfter(timing.renewEvery());
         threads.scheduleAtFixedRate(guard::stillHeld, watch, watch, TimeUnit.NANOSECONDS);
     }
 
+    private void renewAfter(Duration delay) {
+        try {
+            threads.schedule(this::renew, delay.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException stopped) {
+            // Lost or closed: nothing to renew.
+        }
+    }
+
+    /**
+     * A refusal ends the lease. A failure (the lease store unreachable for a moment, as in a
+     * restart or a failover) does not: the grant may still stand, so the renewal is tried again
+     * every watchdog period, and the local deadline, which only a renewal that got through moves,
+     * gives the lease up if none does in time.
+     */
     private void renew() {
         if (!guard.stillHeld()) {
             return;
         }
         long sentAt = ticker.nanos();
+        boolean renewed;
         try {
-            if (store.renew(guard.lease(), guard.lease().ttl())) {
-                guard.renewed(sentAt);
-                warnIfSlow(ticker.nanos() - sentAt);
-            } else {
-                guard.trip("the lease store refused the renewal: the lease expired or was granted to another holder");
-            }
+            renewed = store.renew(guard.lease(), guard.lease().ttl());
         } catch (RuntimeException e) {
-            guard.trip("renewal failed: " + e.getMessage());
+            guard.renewalFailed(e.getMessage());
+            LOG.warn("Renewing lease {} failed; trying again every {} ms until its local deadline: {}",
+                    guard.lease().name(), timing.watchdogPeriod().toMillis(), e.getMessage());
+            renewAfter(timing.watchdogPeriod());
+            return;
+        }
+        if (renewed) {
+            guard.renewed(sentAt);
+            warnIfSlow(ticker.nanos() - sentAt);
+            renewAfter(timing.renewEvery());
+        } else {
+            guard.trip("the lease store refused the renewal: the lease expired or was granted to another holder");
         }
     }
 
@@ -105,6 +128,8 @@ public final class HeldLease implements AutoCloseable {
     @Override
     public void close() {
         guard.released();
+        // The work is over: an interrupt the guard sent to cancel it must not cancel what the thread does next.
+        guard.clearItsInterrupt();
         threads.shutdownNow();
         try {
             store.release(guard.lease());

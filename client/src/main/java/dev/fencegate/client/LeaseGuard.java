@@ -29,6 +29,10 @@ public final class LeaseGuard {
     private volatile String lostBecause;
     /** The holder is done with the lease; guarded by {@link #lock}. */
     private boolean released;
+    /** The thread this guard interrupted, until its interrupt is cleared; guarded by {@link #lock}. */
+    private Thread interrupted;
+    /** Why the last renewal failed, until one gets through. */
+    private volatile String renewalFailure;
 
     /** A guard for a grant whose request left this process at {@code sentAtNanos} by {@code ticker}. */
     public LeaseGuard(Lease lease, LeaseTiming timing, Ticker ticker, long sentAtNanos) {
@@ -55,7 +59,9 @@ public final class LeaseGuard {
         }
         long left = deadlineNanos - marginNanos - ticker.nanos();
         if (left <= 0) {
-            trip("the lease ran out by the local clock (no renewal reached the lease store in time)");
+            String failure = renewalFailure;
+            trip("the lease ran out by the local clock (no renewal reached the lease store in time"
+                    + (failure == null ? ")" : "; the last renewal failed: " + failure + ")"));
             return false;
         }
         return true;
@@ -78,8 +84,14 @@ public final class LeaseGuard {
         synchronized (lock) {
             if (lostBecause == null) {
                 deadlineNanos = Math.max(deadlineNanos, sentAtNanos + ttlNanos);
+                renewalFailure = null;
             }
         }
+    }
+
+    /** Records why a renewal failed (it was not refused): said if the lease runs out before one gets through. */
+    void renewalFailed(String why) {
+        renewalFailure = why;
     }
 
     /** Marks the lease lost for good and tells every listener, once; later trips keep the first reason. */
@@ -141,8 +153,22 @@ public final class LeaseGuard {
             synchronized (lock) {
                 if (!released && Thread.currentThread() != worker) {
                     worker.interrupt();
+                    interrupted = worker;
                 }
             }
         });
+    }
+
+    /**
+     * Clears the interrupt flag of the calling thread if this guard set it ({@link #interruptOnLoss}),
+     * once the holder has released the lease, so no further interrupt can come from it.
+     */
+    void clearItsInterrupt() {
+        synchronized (lock) {
+            if (released && interrupted == Thread.currentThread()) {
+                interrupted = null;
+                Thread.interrupted();
+            }
+        }
     }
 }

@@ -27,7 +27,10 @@ public record LeaseTiming(Duration ttl, Duration renewEvery, Duration margin) {
         }
     }
 
-    /** Renewal every third of the ttl and a margin of a fifth: two renewals may be slow before the guard trips. */
+    /**
+     * Renewal every third of the ttl and a margin of a fifth: renewals may fail or be slow until four
+     * fifths of the ttl after the last one that got through before the guard trips.
+     */
     public static LeaseTiming of(Duration ttl) {
         return new LeaseTiming(ttl, ttl.dividedBy(3), ttl.dividedBy(5));
     }
