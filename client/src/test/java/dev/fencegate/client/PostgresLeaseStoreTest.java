@@ -63,6 +63,37 @@ class PostgresLeaseStoreTest extends LeaseStoreContract {
         assertThat(store().acquire(job, "worker-b", LONG).orElseThrow().token()).isEqualTo(3);
     }
 
+    /** The README's grants for a worker role that does not own the table, whose triggers it then cannot turn off. */
+    @Test
+    void aWorkerRoleWithTheReadmesGrantsFindsTheTableMigratedAndTakesLeases() throws SQLException {
+        String schema = TestDatabase.newSchema("worker_role");
+        DataSource owner = PostgresLeaseStore.dataSource(TestDatabase.URL, "postgres", "", schema, Duration.ofSeconds(5));
+        PostgresLeaseStore.migrate(owner, schema);
+        String role = "fencegate_worker_" + ProcessHandle.current().pid();
+        try (Connection connection = owner.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("CREATE ROLE " + role + " LOGIN");
+            try {
+                statement.execute("GRANT USAGE ON SCHEMA " + schema + " TO " + role);
+                statement.execute("GRANT SELECT, INSERT, UPDATE ON " + schema + ".leases TO " + role);
+                statement.execute("GRANT SELECT ON " + schema + ".flyway_client_history TO " + role);
+                DataSource worker = PostgresLeaseStore.dataSource(TestDatabase.URL, role, "", schema, Duration.ofSeconds(5));
+
+                PostgresLeaseStore.migrate(worker, schema); // what every worker runs at its start
+                LeaseStore leases = new PostgresLeaseStore(worker);
+                Lease lease = leases.acquire(name(), "worker-a", LONG).orElseThrow();
+                assertThat(leases.renew(lease, LONG)).isTrue();
+                assertThat(leases.release(lease)).isTrue();
+                try (Connection asWorker = worker.getConnection(); Statement workerStatement = asWorker.createStatement()) {
+                    assertThatThrownBy(() -> workerStatement.execute("ALTER TABLE leases DISABLE TRIGGER USER"))
+                            .as("only the owner turns the triggers off").isInstanceOf(SQLException.class);
+                }
+            } finally {
+                statement.execute("DROP OWNED BY " + role);
+                statement.execute("DROP ROLE " + role);
+            }
+        }
+    }
+
     @Test
     void aSchemaWithoutTheLeasesTableSaysToMigrateIt() {
         String schema = TestDatabase.newSchema("unmigrated");
