@@ -117,8 +117,8 @@ public final class GatewayServer implements AutoCloseable {
                     .bind(config.listen().host(), config.listen().port())
                     .sync()
                     .channel();
-            log.info("Data port listening on {} ({} transport, {} I/O threads), store {}",
-                    channel.localAddress(), transport.name(), config.ioThreads(), config.upstream());
+            log.info("Data port listening on {} ({}, {} transport, {} I/O threads), store {}",
+                    channel.localAddress(), spoken(config.tls()), transport.name(), config.ioThreads(), config.upstream());
             return new GatewayServer(group, channel, inFlight, connections);
         } catch (Throwable e) {
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
@@ -127,6 +127,14 @@ public final class GatewayServer implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /** What a client must speak to the data port, for the start's log line. */
+    static String spoken(TlsConfig tls) {
+        if (!tls.enabled()) {
+            return "plain HTTP";
+        }
+        return tls.clientCertificatesRequired() ? "TLS, client certificates required" : "TLS";
     }
 
     public int port() {

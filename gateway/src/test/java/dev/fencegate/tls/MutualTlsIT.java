@@ -3,9 +3,13 @@ package dev.fencegate.tls;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.fencegate.config.GatewayConfig;
 import dev.fencegate.config.TlsConfig;
 import dev.fencegate.demo.MemoryObjectStore;
+import dev.fencegate.proxy.GatewayServer;
 import dev.fencegate.testing.GatewayHarness;
 import dev.fencegate.testing.NoNettyLeaks;
 import dev.fencegate.testing.TestPostgres;
@@ -27,6 +31,7 @@ import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.LoggerFactory;
 
 /** TLS on the data port, and mutual TLS as worker authentication: no certificate, no write. */
 @ExtendWith(NoNettyLeaks.class)
@@ -52,6 +57,10 @@ class MutualTlsIT {
 
     @Test
     void onlyWorkersWithATrustedCertificateReachTheDataPort() throws Exception {
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        Logger logger = (Logger) LoggerFactory.getLogger(GatewayServer.class);
+        logger.addAppender(log);
         try (GatewayHarness gateway = GatewayHarness.start(MemoryObjectStore.Options.loopback(), upstream -> {
             GatewayConfig base = GatewayHarness.config(upstream, TestPostgres.config(TestPostgres.newSchema("mtls")), Duration.ofSeconds(5));
             return new GatewayConfig(base.listen(), base.adminListen(), base.upstream(), base.database(),
@@ -69,6 +78,11 @@ class MutualTlsIT {
                     HttpResponse.BodyHandlers.ofString())).isInstanceOf(IOException.class);
             assertThat(gateway.store.applied()).hasSize(1);
             assertThat(gateway.fenceRow("/secure/k")).isEqualTo(1);
+            assertThat(log.list.stream().map(ILoggingEvent::getFormattedMessage).filter(line -> line.startsWith("Data port listening")))
+                    .as("the start says the port speaks TLS").singleElement().asString()
+                    .contains(":" + gateway.port() + " (TLS, client certificates required, ");
+        } finally {
+            logger.detachAppender(log);
         }
     }
 
