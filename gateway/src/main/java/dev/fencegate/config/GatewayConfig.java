@@ -77,6 +77,15 @@ public record GatewayConfig(
             throw new IllegalArgumentException("--admin-listen: " + adminListen + " (expected a port other than --listen "
                     + listen + "'s: both cannot listen on it)");
         }
+        HostPort store = addressOf(upstream);
+        for (HostPort own : new HostPort[] {listen, adminListen}) {
+            if (own.port() == store.port() && (own.host().equalsIgnoreCase(store.host()) || own.isLoopback() && store.isLoopback()
+                    || isWildcard(own.host()) && store.isLoopback())) {
+                // Every request would come back to the gateway, round and round until the connections ran out.
+                throw new IllegalArgumentException("--upstream: '" + upstream + "' (expected the store's address, not this gateway's own "
+                        + (own == listen ? "--listen " : "--admin-listen ") + own + ")");
+            }
+        }
         if (!adminListen.isLoopback() && operations.adminTokenIfSet().isEmpty()) {
             // The admin port can raise fences; off loopback it must not be open to whoever reaches it.
             throw new IllegalArgumentException("--admin-token: missing (expected a token of 16 to 512 visible ASCII characters,"
@@ -109,6 +118,10 @@ public record GatewayConfig(
     }
 
     public HostPort upstreamAddress() {
+        return addressOf(upstream);
+    }
+
+    private static HostPort addressOf(URI upstream) {
         int port = upstream.getPort() < 0 ? 80 : upstream.getPort();
         String host = upstream.getHost();
         // URI keeps the brackets of an IPv6 literal; the socket address wants it bare.

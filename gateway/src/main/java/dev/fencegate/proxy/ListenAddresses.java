@@ -22,14 +22,15 @@ public final class ListenAddresses {
      * @throws IllegalArgumentException naming the setting whose address cannot be listened on now
      */
     public static void requireFree(HostPort data, HostPort admin) {
-        try (ServerSocket first = probe(data, "--listen"); ServerSocket second = probe(admin, "--admin-listen")) {
+        try (ServerSocket first = probe(data, "--listen", null); ServerSocket second = probe(admin, "--admin-listen", data)) {
             // Both bound at once: nothing more to learn.
         } catch (IOException e) {
             // Closing a probe socket: nothing was learnt from it.
         }
     }
 
-    private static ServerSocket probe(HostPort address, String setting) {
+    /** @param bound an address bound just before, which may be the same port under another name, or null */
+    private static ServerSocket probe(HostPort address, String setting, HostPort bound) {
         if (address.port() == 0) {
             return null;
         }
@@ -42,6 +43,10 @@ public final class ListenAddresses {
             return probe;
         } catch (IOException e) {
             closeQuietly(probe);
+            if (bound != null && bound.port() == address.port()) {
+                throw new IllegalArgumentException(setting + ": " + address + " (expected a port other than --listen " + bound
+                        + "'s, which names the same port of this host: " + e.getMessage() + ")");
+            }
             throw new IllegalArgumentException(setting + ": " + address + " (expected an address this process can listen on: "
                     + e.getMessage() + ")");
         }

@@ -44,7 +44,8 @@ class ListenAddressesTest {
             port = free.getLocalPort();
         }
         assertThat(catchThrowable(() -> ListenAddresses.requireFree(new HostPort("127.0.0.1", port), new HostPort("localhost", port))))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("--admin-listen: localhost:" + port);
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("--admin-listen: localhost:" + port
+                        + " (expected a port other than --listen 127.0.0.1:" + port + "'s, which names the same port of this host");
         ListenAddresses.requireFree(new HostPort("127.0.0.1", port), new HostPort("127.0.0.1", 0));
     }
 
@@ -68,6 +69,22 @@ class ListenAddressesTest {
         }
     }
 
+    /** Every request would come back to the gateway, round and round until its connections ran out. */
+    @Test
+    void theStoreIsNeverTheGatewayItself() {
+        DatabaseConfig database = TestPostgres.config("unused");
+        for (String[] own : new String[][] {{"127.0.0.1", "127.0.0.1"}, {"0.0.0.0", "localhost"}, {"localhost", "127.0.0.1"},
+                {"store.internal", "STORE.internal"}}) {
+            assertThat(catchThrowable(() -> config(new HostPort(own[0], 18_080), new HostPort("127.0.0.1", 19_090), database,
+                    "http://" + own[1] + ":18080"))).as("%s", (Object) own).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("--upstream: 'http://" + own[1] + ":18080' (expected the store's address, not this gateway's own --listen");
+        }
+        assertThat(catchThrowable(() -> config(new HostPort("127.0.0.1", 18_080), new HostPort("127.0.0.1", 19_090), database,
+                "http://localhost:19090"))).hasMessageContaining("not this gateway's own --admin-listen 127.0.0.1:19090");
+        assertThat(config(new HostPort("127.0.0.1", 18_080), new HostPort("127.0.0.1", 19_090), database, "http://10.0.0.7:18080")
+                .upstreamAddress().port()).as("another host's port of the same number").isEqualTo(18_080);
+    }
+
     @Test
     void theAdminPortIsNeverTheDataPort() {
         DatabaseConfig database = TestPostgres.config("unused");
@@ -81,7 +98,11 @@ class ListenAddressesTest {
     }
 
     private static GatewayConfig config(HostPort listen, HostPort admin, DatabaseConfig database) {
-        return new GatewayConfig(listen, admin, URI.create("http://127.0.0.1:9"), database, Duration.ofSeconds(2),
+        return config(listen, admin, database, "http://127.0.0.1:9");
+    }
+
+    private static GatewayConfig config(HostPort listen, HostPort admin, DatabaseConfig database, String upstream) {
+        return new GatewayConfig(listen, admin, URI.create(upstream), database, Duration.ofSeconds(2),
                 Duration.ofSeconds(5), Duration.ofSeconds(5), Limits.defaults(), SafetyConfig.defaults(), 2);
     }
 }
