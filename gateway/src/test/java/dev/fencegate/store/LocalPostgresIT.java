@@ -73,6 +73,37 @@ class LocalPostgresIT {
         assertThat(databases(server)).doesNotContain(name);
     }
 
+    /**
+     * Containers sharing one server (host networking) number their processes each from 1: a
+     * database named after a pid of another PID namespace is neither dropped as abandoned nor
+     * taken over because its number is this process's.
+     */
+    @Test
+    void aDatabaseMadeFromAnotherPidNamespaceIsNeitherDroppedNorTakenOver() throws SQLException {
+        LocalPostgres server = TestPostgres.server();
+        String foreign = "'" + LocalPostgres.COMMENT + "pid:[1] boot another-container'";
+        String deadThere = "fencegate_lpns_" + deadPid();
+        String oursThere = "fencegate_lpns_" + ProcessHandle.current().pid();
+        try (Connection connection = DriverManager.getConnection(server.url(), server.user(), server.password());
+             Statement statement = connection.createStatement()) {
+            for (String name : new String[] {deadThere, oursThere}) {
+                statement.execute("CREATE DATABASE " + name);
+                statement.execute("COMMENT ON DATABASE " + name + " IS " + foreign);
+            }
+            try (LocalPostgres own = server.createDatabase("fencegate_lpns_")) {
+                assertThat(own.url()).contains("/" + oursThere + "_2");
+                assertThat(databases(server)).contains(deadThere, oursThere, oursThere + "_2");
+            }
+            assertThat(databases(server)).contains(deadThere, oursThere).doesNotContain(oursThere + "_2");
+        } finally {
+            try (Connection connection = DriverManager.getConnection(server.url(), server.user(), server.password());
+                 Statement statement = connection.createStatement()) {
+                statement.execute("DROP DATABASE IF EXISTS " + deadThere);
+                statement.execute("DROP DATABASE IF EXISTS " + oursThere);
+            }
+        }
+    }
+
     private static long deadPid() {
         long pid = 4_000_000;
         while (ProcessHandle.of(pid).isPresent()) {

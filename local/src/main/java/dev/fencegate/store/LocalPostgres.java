@@ -3,13 +3,17 @@ package dev.fencegate.store;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -22,6 +26,12 @@ import java.util.regex.Pattern;
 public final class LocalPostgres implements AutoCloseable {
 
     private static final Pattern JDBC_URL = Pattern.compile("(jdbc:postgresql://[^/?]*/)([^?]*)(.*)");
+    /** What follows the prefix in a database name {@link #createDatabase} makes: the pid, and a number if that was taken. */
+    private static final Pattern OWN_NAME = Pattern.compile("([0-9]{1,18})(?:_[0-9]{1,9})?");
+    /** Recorded on each database made here, before {@link #NAMESPACE}. */
+    static final String COMMENT = "fencegate local database, made from pid namespace ";
+    /** Where this process's numbers mean something: see {@link #namespace()}. */
+    static final String NAMESPACE = namespace();
 
     private final String url;
     private final String user;
@@ -84,18 +94,26 @@ public final class LocalPostgres implements AutoCloseable {
     /**
      * A new, empty database on this server, named {@code prefix + pid}; closing it drops it.
      * Databases of the same prefix left by processes of this host that are gone (a killed test
-     * run) are dropped first, when the server is on loopback and so on this host.
+     * run) are dropped first, when the server is on loopback and so on this host. Each database
+     * records the PID namespace it was made from ({@link #NAMESPACE}): one made from another (a
+     * container sharing the server, whose process numbers are its own) is never dropped here, and
+     * a name it took is not taken again ({@code prefix + pid + "_" + n} instead).
      */
     public LocalPostgres createDatabase(String prefix) {
         String name = prefix + ProcessHandle.current().pid();
         try (Connection connection = connect(); Statement statement = connection.createStatement()) {
+            Map<String, String> made = madeWith(statement, prefix);
             if (onLoopback()) {
-                for (String abandoned : abandoned(statement, prefix)) {
+                for (String abandoned : abandoned(made, prefix)) {
                     statement.execute("DROP DATABASE IF EXISTS " + abandoned + " WITH (FORCE)");
                 }
             }
+            for (int n = 2; made.containsKey(name) && !ours(made.get(name)); n++) {
+                name = prefix + ProcessHandle.current().pid() + "_" + n;
+            }
             statement.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
             statement.execute("CREATE DATABASE " + name);
+            statement.execute("COMMENT ON DATABASE " + name + " IS '" + COMMENT + NAMESPACE + "'");
         } catch (SQLException e) {
             throw new IllegalStateException("could not create database " + name + " on " + url + ": " + e.getMessage(), e);
         }
@@ -107,19 +125,45 @@ public final class LocalPostgres implements AutoCloseable {
         return new LocalPostgres(databaseUrl, user, password, "database " + name + " on " + description, null, this);
     }
 
-    private static List<String> abandoned(Statement statement, String prefix) throws SQLException {
-        List<String> names = new ArrayList<>();
-        try (ResultSet rows = statement.executeQuery("SELECT datname FROM pg_database WHERE datname LIKE '"
-                + prefix.replace("_", "\\_") + "%'")) {
+    /** The databases named with {@code prefix}, each with the comment it was made with (null if none). */
+    private static Map<String, String> madeWith(Statement statement, String prefix) throws SQLException {
+        Map<String, String> made = new HashMap<>();
+        try (ResultSet rows = statement.executeQuery("SELECT datname, shobj_description(oid, 'pg_database') FROM pg_database"
+                + " WHERE datname LIKE '" + prefix.replace("_", "\\_") + "%'")) {
             while (rows.next()) {
-                String name = rows.getString(1);
-                String pid = name.substring(prefix.length());
-                if (pid.matches("[0-9]{1,18}") && ProcessHandle.of(Long.parseLong(pid)).isEmpty()) {
-                    names.add(name);
-                }
+                made.put(rows.getString(1), rows.getString(2));
             }
         }
+        return made;
+    }
+
+    /** Those made from this PID namespace (or before databases recorded theirs) by a process that is gone. */
+    private static List<String> abandoned(Map<String, String> made, String prefix) {
+        List<String> names = new ArrayList<>();
+        made.forEach((name, comment) -> {
+            Matcher pid = OWN_NAME.matcher(name.substring(prefix.length()));
+            if (pid.matches() && (comment == null || ours(comment)) && ProcessHandle.of(Long.parseLong(pid.group(1))).isEmpty()) {
+                names.add(name);
+            }
+        });
         return names;
+    }
+
+    private static boolean ours(String comment) {
+        return comment == null || comment.equals(COMMENT + NAMESPACE);
+    }
+
+    /**
+     * This process's PID namespace and the boot it runs in, as Linux names them; empty elsewhere,
+     * where every process shares one.
+     */
+    private static String namespace() {
+        try {
+            return Files.readSymbolicLink(Path.of("/proc/self/ns/pid")) + " boot "
+                    + Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).strip();
+        } catch (IOException | UnsupportedOperationException | SecurityException e) {
+            return "";
+        }
     }
 
     private boolean onLoopback() {
