@@ -6,7 +6,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * A lease store as teams run it: a Redis primary with one replica, leases taken with
@@ -121,8 +124,23 @@ public final class RedisLeaseStore implements AutoCloseable {
         }
     }
 
+    /** Stops both servers and deletes their folder (logs, and whatever they wrote there). */
     @Override
     public void close() {
-        servers.forEach(process -> process.destroyForcibly());
+        servers.forEach(Process::destroyForcibly);
+        try {
+            for (Process server : servers) {
+                server.waitFor(5, TimeUnit.SECONDS);
+            }
+            try (Stream<Path> files = Files.walk(directory)) {
+                for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(file);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            System.err.println("could not delete " + directory + ": " + e.getMessage());
+        }
     }
 }
