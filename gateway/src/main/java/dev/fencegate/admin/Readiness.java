@@ -1,11 +1,21 @@
 package dev.fencegate.admin;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * Whether this instance should receive writes: the fence store answers, the schema is migrated,
- * the data port is serving and the instance is not shutting down.
+ * the data port is serving and the instance is not shutting down. Once serving, each change
+ * between ready and not is logged, so the line that said NOT READY at start (or later) has its
+ * answer when the cause is fixed; the start's own line says the first state, and shutting down
+ * says itself.
  */
 public final class Readiness {
 
+    private static final Logger log = LoggerFactory.getLogger(Readiness.class);
+
+    /** The state last told (at start by the start's own line); guarded by {@code this}. */
+    private boolean toldReady;
     private volatile boolean migrated;
     private volatile boolean fenceStoreReachable;
     private volatile boolean serving;
@@ -14,10 +24,13 @@ public final class Readiness {
 
     public void migrated() {
         migrated = true;
+        tell();
     }
 
-    public void serving() {
+    /** The data port serves: the start logs whether the instance is ready, and later changes are logged here. */
+    public synchronized void serving() {
         serving = true;
+        toldReady = ready();
     }
 
     public void draining() {
@@ -25,9 +38,24 @@ public final class Readiness {
     }
 
     public void fenceStoreReachable(boolean reachable, String problem) {
-        fenceStoreReachable = reachable;
         if (!reachable) {
             lastProblem = problem;
+        }
+        fenceStoreReachable = reachable;
+        tell();
+    }
+
+    private synchronized void tell() {
+        boolean ready = ready();
+        if (!serving || draining || ready == toldReady) {
+            return;
+        }
+        toldReady = ready;
+        if (ready) {
+            log.info("Fencegate ready again: writes are checked and forwarded, /readyz 200");
+        } else {
+            log.warn("Fencegate NOT READY: {}; writes get 503 and /readyz 503 until that is fixed",
+                    describe().replaceFirst("^not ready: ", ""));
         }
     }
 
