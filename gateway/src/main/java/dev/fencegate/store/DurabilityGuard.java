@@ -64,11 +64,13 @@ public final class DurabilityGuard {
             return new Verdict(false, "the fence database session is read-only: it cannot record fences");
         }
         if (r.fsync().equals("off")) {
-            return new Verdict(false, "fsync is off: a crash of the database server can lose acknowledged fences");
+            return new Verdict(false, "fsync is off: a crash of the database server can lose acknowledged fences"
+                    + " (set fsync = on, or accept the loss with --allow-unsafe-durability)");
         }
         if (r.synchronousCommit().equals("off")) {
             return new Verdict(false, "synchronous_commit is off: fences are acknowledged before they are on disk, "
-                    + "so a crash can lose them");
+                    + "so a crash can lose them (set it on for the server, or for the gateway's role: ALTER ROLE <role> SET"
+                    + " synchronous_commit = on; or accept the loss with --allow-unsafe-durability)");
         }
         if (r.hiddenStandbys() > 0) {
             return new Verdict(false, r.hiddenStandbys() + " standby(s) whose state the gateway's database role may not read:"

@@ -34,7 +34,8 @@ class DurabilityGuardIT {
                 upstream, unsafe, Duration.ofSeconds(5), Duration.ofSeconds(5), SafetyConfig.defaults()))) {
             HttpResponse<String> refused = gateway.put("/d/k", 1, "x");
             assertThat(refused.statusCode()).isEqualTo(503);
-            assertThat(refused.body()).contains("synchronous_commit is off");
+            assertThat(refused.body()).contains("synchronous_commit is off")
+                    .as("and what to do").contains("SET synchronous_commit = on").contains("--allow-unsafe-durability");
             assertThat(gateway.store.requestCount()).isZero();
             assertThat(gateway.gateway.ready()).isFalse();
         }
