@@ -2,6 +2,7 @@ package dev.fencegate;
 
 import dev.fencegate.observability.Logging;
 import java.io.PrintWriter;
+import java.util.Set;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -13,6 +14,9 @@ import picocli.CommandLine.UnmatchedArgumentException;
         description = "A reverse proxy that refuses writes carrying a stale fencing token.",
         subcommands = {ServeCommand.class, CheckConfigCommand.class, SignCommand.class})
 public final class Fencegate {
+
+    /** Commands of the demo's own jar, which a reader may try on this one. */
+    private static final Set<String> DEMO_COMMANDS = Set.of("demo", "store");
 
     public static void main(String[] args) {
         int exitCode;
@@ -46,6 +50,9 @@ public final class Fencegate {
         PrintWriter err = command.getErr();
         err.println(e.getMessage());
         UnmatchedArgumentException.printSuggestions(e, err);
+        if (e instanceof UnmatchedArgumentException unmatched && unmatched.getUnmatched().stream().anyMatch(DEMO_COMMANDS::contains)) {
+            err.println("The demo and its store are commands of the demo's jar: java -jar demo/target/fencegate-demo.jar --help");
+        }
         err.println("See '" + howToRun(command) + " --help' for every setting and its default.");
         err.flush();
         return command.getExitCodeExceptionMapper() != null

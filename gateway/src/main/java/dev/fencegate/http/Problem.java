@@ -25,7 +25,7 @@ public record Problem(Outcome outcome, String detail, Map<String, Object> extens
                 FenceDecision.Stale stale = (FenceDecision.Stale) decision;
                 describe(extensions, stale.claim().resource().value(), stale.claim().token().value(), stale.current().token().value());
                 yield "token " + stale.claim().token() + " is below the fence " + stale.current().token()
-                        + " for " + stale.claim().resource() + ": a newer holder has written";
+                        + " for " + stale.claim().resource() + ": a newer holder has written, or an operator raised the fence";
             }
             case REUSED -> {
                 FenceDecision.Reused reused = (FenceDecision.Reused) decision;

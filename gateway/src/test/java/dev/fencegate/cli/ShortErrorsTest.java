@@ -43,6 +43,20 @@ class ShortErrorsTest {
     }
 
     @Test
+    void theDemosCommandsTriedOnTheGatewaysJarPointToTheDemosJar() {
+        for (String command : new String[] {"demo", "store"}) {
+            StringWriter errors = new StringWriter();
+            CommandLine line = Fencegate.commandLine();
+            line.setErr(new PrintWriter(errors));
+            assertThat(line.execute(command, "--listen", "127.0.0.1:9000")).isEqualTo(2);
+            assertThat(errors.toString()).as(command).contains("index 0: '" + command + "'")
+                    .contains("java -jar demo/target/fencegate-demo.jar --help");
+        }
+        assertThat(run("serve", "--upstream", "http://127.0.0.1:9", "--lisen", "x")).isEqualTo(2);
+        assertThat(err.toString()).doesNotContain("demo");
+    }
+
+    @Test
     void thePointerToHelpNamesACommandThatRuns() {
         run("check-config", "--upstream", "http://127.0.0.1:9", "--lisen", "127.0.0.1:8080");
 
