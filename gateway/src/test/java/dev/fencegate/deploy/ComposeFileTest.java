@@ -128,9 +128,16 @@ class ComposeFileTest {
     void everyImageIsPinnedToATag() throws IOException {
         List<String> images = new ArrayList<>();
         services.forEach(service -> images.add(service.path("image").asText(null)));
+        List<String> stages = new ArrayList<>();
         for (String line : Files.readAllLines(ROOT.resolve("Dockerfile"))) {
             if (line.startsWith("FROM ")) {
-                images.add(line.split("\\s+")[1]);
+                String[] words = line.split("\\s+");
+                if (!stages.contains(words[1])) {
+                    images.add(words[1]); // not a stage built before it
+                }
+                if (words.length == 4 && words[2].equalsIgnoreCase("AS")) {
+                    stages.add(words[3]);
+                }
             }
         }
         images.removeIf(image -> image == null);
@@ -161,8 +168,27 @@ class ComposeFileTest {
         assertThat(argv.get(0)).isEqualTo("java");
         assertThat(argv.subList(argv.indexOf("-jar"), argv.size())).startsWith("-jar", "/app/fencegate.jar");
         assertThat(finalStage).anyMatch(line -> line.startsWith("COPY --from=") && line.endsWith(" /app/fencegate.jar"));
-        // The production jar has no store command: the loadtest profile's store runs from the demo jar.
-        assertThat(finalStage).anyMatch(line -> line.startsWith("COPY --from=") && line.endsWith(" /app/fencegate-demo.jar"));
+        // The gateway's image carries the gateway only; the demo's jar alone is 110 MB.
+        assertThat(finalStage).noneMatch(line -> line.startsWith("COPY") && line.matches(".*fencegate-(demo|loadtest)\\.jar$"));
+    }
+
+    /** The production jar has no store command: the loadtest profile's store and generator run from the tools image. */
+    @Test
+    void theLoadtestProfileRunsFromTheToolsStageWhichCarriesItsJars() throws IOException {
+        List<String> lines = Files.readAllLines(ROOT.resolve("Dockerfile"));
+        int tools = lines.indexOf(lines.stream().filter(line -> line.matches("FROM \\S+ AS tools")).findFirst().orElseThrow());
+        int next = tools + 1;
+        while (next < lines.size() && !lines.get(next).startsWith("FROM ")) {
+            next++;
+        }
+        List<String> stage = lines.subList(tools, next);
+        assertThat(stage).anyMatch(line -> line.startsWith("COPY --from=") && line.endsWith(" /app/fencegate-demo.jar"))
+                .anyMatch(line -> line.startsWith("COPY --from=") && line.endsWith(" /app/fencegate-loadtest.jar"));
+        assertThat(instruction(stage, "USER")).as("USER in the tools stage").isNotNull().isNotIn("root", "0");
+        for (String name : List.of("loadtest", "loadtest-store")) {
+            assertThat(services.path(name).path("build").path("target").asText()).as(name).isEqualTo("tools");
+            assertThat(services.path(name).path("image").asText()).as(name).startsWith("fencegate-tools:");
+        }
     }
 
     /**
