@@ -66,7 +66,8 @@ public record ConfigFile(Path path, Map<Setting, String> values, SettingValue.So
                 JsonToken value = parser.nextToken();
                 if (value.isStructStart()) {
                     throw new IllegalArgumentException("--config: key '" + key + "' at line " + line + " of " + path
-                            + " (expected a single value, not a list or mapping)");
+                            + " (expected a single value, not a list or mapping; several go in one, comma-separated,"
+                            + " as on the command line: " + key + ": \"a,b\")");
                 }
                 values.put(setting, value == JsonToken.VALUE_NULL ? "" : parser.getText());
             }

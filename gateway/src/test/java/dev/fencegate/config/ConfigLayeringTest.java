@@ -130,7 +130,8 @@ class ConfigLayeringTest {
         Path broken = Files.writeString(dir.resolve("broken.yml"), "listen: 127.0.0.1:1\nlisten: 127.0.0.1:2\n");
 
         assertThat(catchThrowable(() -> settingsOf(Map.of(), "--config", list.toString())))
-                .hasMessageContaining("key 'listen'").hasMessageContaining("expected a single value").hasMessageContaining(list.toString());
+                .hasMessageContaining("key 'listen'").hasMessageContaining("expected a single value").hasMessageContaining(list.toString())
+                .hasMessageContaining("comma-separated, as on the command line: listen: \"a,b\"");
         assertThat(catchThrowable(() -> settingsOf(Map.of(), "--config", broken.toString())))
                 .hasMessageContaining("--config: " + broken).hasMessageContaining("Duplicate field 'listen'");
     }
