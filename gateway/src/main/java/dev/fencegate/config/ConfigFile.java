@@ -9,7 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A YAML file of settings, keys named like the flags without their dashes
@@ -46,6 +48,9 @@ public record ConfigFile(Path path, Map<Setting, String> values, SettingValue.So
      * Reads scalars as the text written, through the streaming parser: YAML 1.1 would otherwise
      * turn {@code access-log: off} into {@code false} and {@code 0750} into 488.
      */
+    /** The settings that take several values, comma-separated. */
+    private static final Set<Setting> COMMA_LISTS = EnumSet.of(Setting.SCOPES, Setting.TRUSTED_PROXIES, Setting.VIRTUAL_HOST_DOMAINS);
+
     static ConfigFile parse(Path path, String text, SettingValue.Source namedBy) {
         Map<Setting, String> values = new EnumMap<>(Setting.class);
         try (JsonParser parser = YAML.createParser(text)) {
@@ -66,8 +71,8 @@ public record ConfigFile(Path path, Map<Setting, String> values, SettingValue.So
                 JsonToken value = parser.nextToken();
                 if (value.isStructStart()) {
                     throw new IllegalArgumentException("--config: key '" + key + "' at line " + line + " of " + path
-                            + " (expected a single value, not a list or mapping; several go in one, comma-separated,"
-                            + " as on the command line: " + key + ": \"a,b\")");
+                            + " (expected a single value, not a list or mapping" + (COMMA_LISTS.contains(setting)
+                            ? "; several go in one, comma-separated, as on the command line: " + key + ": \"a,b\")" : ")"));
                 }
                 values.put(setting, value == JsonToken.VALUE_NULL ? "" : parser.getText());
             }
