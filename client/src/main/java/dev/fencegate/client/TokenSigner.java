@@ -47,7 +47,12 @@ public final class TokenSigner {
         } catch (CharacterCodingException e) {
             throw new IllegalArgumentException("token key file " + file + ": not UTF-8 text, as the gateway expects", e);
         }
-        return new TokenSigner(text.strip().getBytes(StandardCharsets.UTF_8));
+        String key = text.strip();
+        if (key.chars().anyMatch(c -> c < 0x20 || c == 0x7F)) {
+            throw new IllegalArgumentException("token key file " + file + ": holds control characters, which the gateway refuses"
+                    + " in its --token-key-file");
+        }
+        return new TokenSigner(key.getBytes(StandardCharsets.UTF_8));
     }
 
     /** @param resource the key the gateway checks the write against (see the class comment), not the path written */

@@ -34,5 +34,9 @@ class TokenSignerTest {
         assertThat(TokenSigner.fromKeyFile(file).sign("/bucket/jobs/nightly", 42)).isEqualTo(signer.sign("/bucket/jobs/nightly", 42));
         assertThat(new TokenSigner(Files.readAllBytes(file)).sign("/bucket/jobs/nightly", 42))
                 .as("the file's bytes, final newline included, are another key").isNotEqualTo(signer.sign("/bucket/jobs/nightly", 42));
+
+        Path controls = Files.writeString(dir.resolve("controls.key"), "k".repeat(16) + "\t" + "k".repeat(16) + "\n");
+        assertThatThrownBy(() -> TokenSigner.fromKeyFile(controls)).as("a key the gateway would not start with")
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("control characters");
     }
 }
