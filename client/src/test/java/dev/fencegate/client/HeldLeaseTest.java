@@ -51,6 +51,38 @@ class HeldLeaseTest {
         assertThat(leases.acquire(job, "worker-b", TIMING.ttl())).as("released on close").isPresent();
     }
 
+    /** The grant starts at the store after the request left; a slow acquire only shortens the local view of it. */
+    @Test
+    void theLocalDeadlineIsCountedFromWhenTheAcquireRequestLeft() {
+        FakeTicker clock = new FakeTicker();
+        LeaseTiming minute = LeaseTiming.of(Duration.ofMinutes(1)); // no renewal while the test runs
+        Duration slow = Duration.ofSeconds(20);
+        LeaseStore slowToGrant = new LeaseStore() {
+            @Override
+            public Optional<Lease> acquire(String name, String holder, Duration ttl) {
+                clock.advance(slow);
+                return Optional.of(new Lease(name, holder, 1, ttl));
+            }
+
+            @Override
+            public boolean renew(Lease lease, Duration ttl) {
+                return true;
+            }
+
+            @Override
+            public boolean release(Lease lease) {
+                return true;
+            }
+        };
+        try (HeldLease held = HeldLease.acquire(slowToGrant, name(), "worker-a", minute, clock).orElseThrow()) {
+            clock.advance(minute.ttl().minus(minute.margin()).minus(slow).minusMillis(1));
+            assertThat(held.guard().stillHeld()).isTrue();
+            clock.advance(Duration.ofMillis(1));
+            assertThat(held.guard().stillHeld()).as("a ttl less the margin after the request left, not after the grant came back")
+                    .isFalse();
+        }
+    }
+
     @Test
     void closingReleasesAGrantStillLiveInTheStoreEvenAfterTheLocalClockGaveUpOnIt() {
         String job = name();
