@@ -98,7 +98,7 @@ public final class InflightListener implements AutoCloseable {
                         failingSaid = true;
                         log.error("in-flight listener: cannot listen for raises for {} ms, retrying: {}; until it can, held"
                                 + " fences stay unused and every write is judged by the database", (now - failingSince) / 1_000_000,
-                                e.getMessage());
+                                DatabaseProblem.describe(e));
                     }
                     log.debug("in-flight listener lost its connection, reconnecting: {}", e.getMessage());
                     pause();
