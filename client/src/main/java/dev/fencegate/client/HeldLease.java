@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A granted lease kept alive off the work's thread. Renewal runs on a thread of its own, so a
  * long write cannot starve it; a watchdog on a second thread trips the guard when the local
- * deadline nears even while a renewal hangs or keeps failing. Closing stops both, releases the
- * lease, and clears an interrupt the guard sent the closing thread.
+ * deadline nears even while a renewal hangs or keeps failing. Closing stops both and releases the
+ * lease.
  */
 public final class HeldLease implements AutoCloseable {
 
@@ -128,8 +128,6 @@ public final class HeldLease implements AutoCloseable {
     @Override
     public void close() {
         guard.released();
-        // The work is over: an interrupt the guard sent to cancel it must not cancel what the thread does next.
-        guard.clearItsInterrupt();
         threads.shutdownNow();
         try {
             store.release(guard.lease());

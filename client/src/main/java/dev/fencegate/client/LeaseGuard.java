@@ -29,8 +29,6 @@ public final class LeaseGuard {
     private volatile String lostBecause;
     /** The holder is done with the lease; guarded by {@link #lock}. */
     private boolean released;
-    /** The thread this guard interrupted, until its interrupt is cleared; guarded by {@link #lock}. */
-    private Thread interrupted;
     /** Why the last renewal failed, until one gets through. */
     private volatile String renewalFailure;
 
@@ -144,7 +142,9 @@ public final class LeaseGuard {
      * Interrupts {@code worker} when the guard trips, so blocking work is cancelled, not finished.
      * A trip on the worker's own thread (its write was refused) needs no interrupt: the worker gets
      * the exception, and a stray interrupt flag would break its next blocking call; nor does one
-     * whose listeners run after the holder released the lease.
+     * whose listeners run after the holder released the lease. An interrupt sent is left for the
+     * worker: one that goes on to other work after a lost lease clears it ({@link Thread#interrupted()}),
+     * as only it can tell the guard's interrupt from another sender's (a shutdown).
      */
     public void interruptOnLoss(Thread worker) {
         onLoss(reason -> {
@@ -153,22 +153,8 @@ public final class LeaseGuard {
             synchronized (lock) {
                 if (!released && Thread.currentThread() != worker) {
                     worker.interrupt();
-                    interrupted = worker;
                 }
             }
         });
-    }
-
-    /**
-     * Clears the interrupt flag of the calling thread if this guard set it ({@link #interruptOnLoss}),
-     * once the holder has released the lease, so no further interrupt can come from it.
-     */
-    void clearItsInterrupt() {
-        synchronized (lock) {
-            if (released && interrupted == Thread.currentThread()) {
-                interrupted = null;
-                Thread.interrupted();
-            }
-        }
     }
 }

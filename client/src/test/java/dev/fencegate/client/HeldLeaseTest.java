@@ -164,28 +164,6 @@ class HeldLeaseTest {
     }
 
     @Test
-    void closingClearsTheInterruptTheGuardSentTheClosingThreadAndNoOther() {
-        FakeTicker clock = new FakeTicker();
-        LeaseTiming minute = LeaseTiming.of(Duration.ofMinutes(1));
-        HeldLease held = HeldLease.acquire(leases, name(), "worker-a", minute, clock).orElseThrow();
-        held.guard().interruptOnLoss(Thread.currentThread());
-        Thread tripper = new Thread(() -> held.guard().trip("fenced out at a write of another thread"));
-        tripper.start();
-        while (tripper.isAlive()) {
-            Thread.onSpinWait(); // not join(): the interrupt would end it
-        }
-        assertThat(Thread.currentThread().isInterrupted()).as("the guard cancels the work").isTrue();
-        held.close();
-        assertThat(Thread.interrupted()).as("closing clears the guard's interrupt, so the next job's blocking calls work").isFalse();
-
-        HeldLease next = HeldLease.acquire(leases, name(), "worker-a", minute, clock).orElseThrow();
-        next.guard().interruptOnLoss(Thread.currentThread());
-        Thread.currentThread().interrupt(); // from elsewhere, such as a shutdown
-        next.close();
-        assertThat(Thread.interrupted()).as("an interrupt the guard did not send is kept").isTrue();
-    }
-
-    @Test
     void aRenewalThatHangsStillTripsTheGuardBeforeTheLocalDeadline() {
         FakeTicker clock = new FakeTicker();
         CountDownLatch hung = new CountDownLatch(1);

@@ -4,7 +4,10 @@ import io.netty.handler.codec.http.HttpHeaders;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -14,8 +17,9 @@ import java.util.Set;
  */
 final class ForwardedHeaders {
 
-    private static final List<String> NAMES = List.of(
-            "forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port", "x-real-ip");
+    private static final List<String> NAMES = List.of("forwarded", "x-real-ip");
+    /** Every X-Forwarded-* (For, Host, Proto, Port, Prefix, Uri, ...). */
+    private static final String PREFIX = "x-forwarded-";
 
     private ForwardedHeaders() {
     }
@@ -24,8 +28,26 @@ final class ForwardedHeaders {
         if (client instanceof InetSocketAddress address && trusted.contains(address.getAddress())) {
             return;
         }
-        for (String name : NAMES) {
-            headers.remove(name);
+        List<String> dropped = new ArrayList<>(2);
+        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); ) {
+            CharSequence name = it.next().getKey();
+            if (claimsOrigin(name)) {
+                dropped.add(name.toString());
+            }
         }
+        dropped.forEach(headers::remove);
+    }
+
+    /**
+     * Whether {@code name} is one of them, an underscore read as a hyphen: servers that pass
+     * headers on as CGI-style variables ({@code HTTP_X_FORWARDED_FOR}) read {@code X_Forwarded_For} so.
+     */
+    static boolean claimsOrigin(CharSequence name) {
+        for (String claim : NAMES) {
+            if (HeaderSpellings.sameName(name, claim)) {
+                return true;
+            }
+        }
+        return name.length() > PREFIX.length() && HeaderSpellings.sameName(name.subSequence(0, PREFIX.length()), PREFIX);
     }
 }

@@ -16,7 +16,9 @@ import dev.fencegate.http.UploadIds;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -69,8 +71,21 @@ sealed interface RequestRoute {
      * method override, OData's) or its real path (IIS's URL rewrite, Symfony and Laminas before they
      * dropped them).
      */
-    List<String> OVERRIDES = List.of("X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override", "X-Original-URL",
-            "X-Rewrite-URL");
+    List<String> OVERRIDES = List.of("x-http-method-override", "x-http-method", "x-method-override", "x-original-url",
+            "x-rewrite-url");
+
+    /** The first header that {@link #OVERRIDES overrides} the method or path, as the client spelt it, or null. */
+    private static String overrideIn(HttpRequest head) {
+        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = head.headers().iteratorCharSequence(); it.hasNext(); ) {
+            CharSequence name = it.next().getKey();
+            for (String override : OVERRIDES) {
+                if (HeaderSpellings.sameName(name, override)) {
+                    return name.toString();
+                }
+            }
+        }
+        return null;
+    }
 
     static RequestRoute of(HttpRequest head, EdgePolicy policy, ClaimRules claims) {
         if (head.decoderResult().isFailure()) {
@@ -94,13 +109,12 @@ sealed interface RequestRoute {
             // http.server's would not), so the store would take it for its next, unfenced, request.
             return new Answer(Problem.of(Outcome.BODY_ON_DELETE, "DELETE with a body is not served"), true);
         }
-        for (String override : OVERRIDES) {
-            if (head.headers().contains(override)) {
-                // A store that honours it acts with another method (a read becomes a write nobody
-                // fenced) or on another path than the one checked.
-                return new Answer(Problem.of(Outcome.OVERRIDE_HEADER, override + " is not served: a store that honours it"
-                        + " would act with another method or on another path than the one the gateway checked"), false);
-            }
+        String override = overrideIn(head);
+        if (override != null) {
+            // A store that honours it acts with another method (a read becomes a write nobody
+            // fenced) or on another path than the one checked.
+            return new Answer(Problem.of(Outcome.OVERRIDE_HEADER, override + " is not served: a store that honours it"
+                    + " would act with another method or on another path than the one the gateway checked"), false);
         }
         if (kind == WriteClassifier.Kind.READ) {
             return new PassThrough();

@@ -126,7 +126,9 @@ class RequestRouteTest {
 
     @Test
     void aHeaderThatOverridesTheMethodOrPathIsRefusedOnReadsAndWrites() {
-        for (String header : new String[] {"X-HTTP-Method-Override", "x-http-method", "X-Method-Override", "X-Original-URL", "x-rewrite-url"}) {
+        // An underscore too: servers that pass headers on as CGI-style variables read X_Original_URL as X-Original-URL.
+        for (String header : new String[] {"X-HTTP-Method-Override", "x-http-method", "X-Method-Override", "X-Original-URL", "x-rewrite-url",
+                "X_HTTP_Method_Override", "x_original_url", "X-Rewrite_URL"}) {
             for (HttpMethod method : new HttpMethod[] {HttpMethod.GET, HttpMethod.HEAD, HttpMethod.POST, HttpMethod.PUT}) {
                 RequestRoute route = route(method, "/bucket/key", "Fencing-Token", "7", header, header.contains("URL") ? "/bucket/other" : "DELETE");
                 assertThat(route).as("%s %s", method, header).isInstanceOf(RequestRoute.Answer.class);
