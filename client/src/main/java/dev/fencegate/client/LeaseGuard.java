@@ -26,6 +26,8 @@ public final class LeaseGuard {
     private final Object lock = new Object();
     private final List<Consumer<String>> onLoss = new ArrayList<>();
     private volatile long deadlineNanos;
+    /** The same deadline by {@link Ticker#wallNanos}; guarded by {@link #lock} for writes. */
+    private volatile long wallDeadlineNanos;
     private volatile String lostBecause;
     /** The holder is done with the lease; guarded by {@link #lock}. */
     private boolean released;
@@ -39,6 +41,12 @@ public final class LeaseGuard {
         this.ttlNanos = lease.ttl().toNanos();
         this.marginNanos = timing.margin().toNanos();
         this.deadlineNanos = sentAtNanos + ttlNanos;
+        this.wallDeadlineNanos = wallAt(sentAtNanos) + ttlNanos;
+    }
+
+    /** The wall clock's reading when the monotonic clock read {@code nanos}, a moment ago. */
+    private long wallAt(long nanos) {
+        return ticker.wallNanos() - (ticker.nanos() - nanos);
     }
 
     public Lease lease() {
@@ -62,6 +70,11 @@ public final class LeaseGuard {
                     + (failure == null ? ")" : "; the last renewal failed: " + failure + ")"));
             return false;
         }
+        if (wallDeadlineNanos - marginNanos - ticker.wallNanos() <= 0) {
+            trip("the lease ran out by the wall clock, which the monotonic clock did not follow (the host was suspended,"
+                    + " or its clock was stepped forward)");
+            return false;
+        }
         return true;
     }
 
@@ -82,6 +95,7 @@ public final class LeaseGuard {
         synchronized (lock) {
             if (lostBecause == null) {
                 deadlineNanos = Math.max(deadlineNanos, sentAtNanos + ttlNanos);
+                wallDeadlineNanos = Math.max(wallDeadlineNanos, wallAt(sentAtNanos) + ttlNanos);
                 renewalFailure = null;
             }
         }

@@ -30,6 +30,30 @@ class LeaseGuardTest {
         assertThatThrownBy(guard::checkHeld).isInstanceOf(LeaseLostException.class).hasMessageContaining("token 7");
     }
 
+    /**
+     * Linux stops the monotonic clock while the host is suspended; the grant runs on at the lease
+     * store. The wall clock, read as a second bound, ends the lease; stepped back, it changes nothing.
+     */
+    @Test
+    void aSuspendedHostsWallClockEndsTheLeaseThoughTheMonotonicClockStoodStill() {
+        LeaseGuard guard = new LeaseGuard(lease, timing, clock, clock.nanos());
+        clock.advance(Duration.ofSeconds(10));
+        guard.renewed(clock.nanos());
+        clock.suspend(Duration.ofSeconds(24).minusNanos(1));
+        assertThat(guard.stillHeld()).as("24 s after the renewal by the wall clock, 0 s by the monotonic one").isTrue();
+        clock.suspend(Duration.ofNanos(1));
+        assertThat(guard.stillHeld()).isFalse();
+        assertThat(guard.lostBecause()).hasValueSatisfying(reason -> assertThat(reason).contains("ran out by the wall clock"));
+
+        FakeTicker stepped = new FakeTicker();
+        LeaseGuard back = new LeaseGuard(lease, timing, stepped, stepped.nanos());
+        stepped.suspend(Duration.ofHours(-1)); // a wall clock stepped back an hour
+        stepped.advance(Duration.ofSeconds(24).minusNanos(1));
+        assertThat(back.stillHeld()).isTrue();
+        stepped.advance(Duration.ofNanos(1));
+        assertThat(back.stillHeld()).as("the monotonic clock still ends it").isFalse();
+    }
+
     @Test
     void aRenewalMovesTheDeadlineFromWhenItsRequestLeftButNeverRevivesATrippedGuard() {
         LeaseGuard guard = new LeaseGuard(lease, timing, clock, clock.nanos());
