@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What the work holds while it works under a lease: a cheap {@link #stillHeld()} by the local
- * monotonic clock, and a trip that fires once, when renewal fails, the lease runs out, or a
- * write is fenced out. A tripped guard never becomes held again: the work stops rather than
+ * clocks, and a trip that fires once, when a renewal is refused, the lease runs out, or a write is
+ * fenced out. A tripped guard never becomes held again: the work stops rather than
  * continue optimistically. The renewal thread, the watchdog and the work share this state, so
  * it is kept here, behind one private lock.
  */

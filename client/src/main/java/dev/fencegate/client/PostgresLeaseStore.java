@@ -48,8 +48,8 @@ public final class PostgresLeaseStore implements LeaseStore {
 
     /**
      * Connections opened per operation (leases are renewed a few times a minute, so no pool is
-     * needed), each bounded by {@code timeout}: a dead or locked database fails the call, which
-     * trips the guard, rather than hanging the renewal.
+     * needed), each bounded by {@code timeout}: a dead or locked database fails the call, which is
+     * then tried again until the lease's local deadline, rather than hanging the renewal.
      */
     public static DataSource dataSource(String url, String user, String password, String schema, Duration timeout) {
         PGSimpleDataSource source = new PGSimpleDataSource();

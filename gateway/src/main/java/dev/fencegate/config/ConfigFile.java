@@ -44,12 +44,13 @@ public record ConfigFile(Path path, Map<Setting, String> values, SettingValue.So
         return parse(path, text, namedBy);
     }
 
+    /** The settings that take several values, comma-separated. */
+    private static final Set<Setting> COMMA_LISTS = EnumSet.of(Setting.SCOPES, Setting.TRUSTED_PROXIES, Setting.VIRTUAL_HOST_DOMAINS);
+
     /**
      * Reads scalars as the text written, through the streaming parser: YAML 1.1 would otherwise
      * turn {@code access-log: off} into {@code false} and {@code 0750} into 488.
      */
-    /** The settings that take several values, comma-separated. */
-    private static final Set<Setting> COMMA_LISTS = EnumSet.of(Setting.SCOPES, Setting.TRUSTED_PROXIES, Setting.VIRTUAL_HOST_DOMAINS);
 
     static ConfigFile parse(Path path, String text, SettingValue.Source namedBy) {
         Map<Setting, String> values = new EnumMap<>(Setting.class);
