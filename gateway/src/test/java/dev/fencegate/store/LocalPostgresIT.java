@@ -9,6 +9,10 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -76,30 +80,45 @@ class LocalPostgresIT {
     /**
      * Containers sharing one server (host networking) number their processes each from 1: a
      * database named after a pid of another PID namespace is neither dropped as abandoned nor
-     * taken over because its number is this process's.
+     * taken over because its number is this process's, until it is a day old; one made in an
+     * earlier boot is dropped, as its maker is gone.
      */
     @Test
-    void aDatabaseMadeFromAnotherPidNamespaceIsNeitherDroppedNorTakenOver() throws SQLException {
+    void aDatabaseMadeFromAnotherPidNamespaceIsNeitherDroppedNorTakenOverUntilItIsADayOld() throws SQLException {
         LocalPostgres server = TestPostgres.server();
-        String foreign = "'" + LocalPostgres.COMMENT + "pid:[1] boot another-container'";
-        String deadThere = "fencegate_lpns_" + deadPid();
-        String oursThere = "fencegate_lpns_" + ProcessHandle.current().pid();
+        String now = "fencegate local database, made from pid namespace pid:[1], boot " + LocalPostgres.BOOT + ", at "
+                + Instant.now().getEpochSecond();
+        String twoDaysAgo = "fencegate local database, made from pid namespace pid:[1], boot " + LocalPostgres.BOOT + ", at "
+                + Instant.now().minus(Duration.ofDays(2)).getEpochSecond();
+        String earlierBoot = LocalPostgres.comment(Instant.now()).replace(", boot " + LocalPostgres.BOOT + ",", ", boot 0-earlier,");
+        long pid = ProcessHandle.current().pid();
+        long dead = deadPid();
+        Map<String, String> made = new LinkedHashMap<>();
+        made.put("fencegate_lpns_" + dead, now);
+        made.put("fencegate_lpns_" + pid, now);
+        made.put("fencegate_lpns_" + (dead + 1), twoDaysAgo);
+        made.put("fencegate_lpns_" + 1, earlierBoot);
         try (Connection connection = DriverManager.getConnection(server.url(), server.user(), server.password());
              Statement statement = connection.createStatement()) {
-            for (String name : new String[] {deadThere, oursThere}) {
-                statement.execute("CREATE DATABASE " + name);
-                statement.execute("COMMENT ON DATABASE " + name + " IS " + foreign);
+            for (Map.Entry<String, String> database : made.entrySet()) {
+                statement.execute("CREATE DATABASE " + database.getKey());
+                statement.execute("COMMENT ON DATABASE " + database.getKey() + " IS '" + database.getValue() + "'");
             }
             try (LocalPostgres own = server.createDatabase("fencegate_lpns_")) {
-                assertThat(own.url()).contains("/" + oursThere + "_2");
-                assertThat(databases(server)).contains(deadThere, oursThere, oursThere + "_2");
+                assertThat(own.url()).contains("/fencegate_lpns_" + pid + "_2");
+                assertThat(databases(server)).as("another namespace's, made now, whatever their numbers")
+                        .contains("fencegate_lpns_" + dead, "fencegate_lpns_" + pid, "fencegate_lpns_" + pid + "_2")
+                        .as("another namespace's, two days old, and one of an earlier boot")
+                        .doesNotContain("fencegate_lpns_" + (dead + 1), "fencegate_lpns_1");
             }
-            assertThat(databases(server)).contains(deadThere, oursThere).doesNotContain(oursThere + "_2");
+            assertThat(databases(server)).contains("fencegate_lpns_" + dead, "fencegate_lpns_" + pid)
+                    .doesNotContain("fencegate_lpns_" + pid + "_2");
         } finally {
             try (Connection connection = DriverManager.getConnection(server.url(), server.user(), server.password());
                  Statement statement = connection.createStatement()) {
-                statement.execute("DROP DATABASE IF EXISTS " + deadThere);
-                statement.execute("DROP DATABASE IF EXISTS " + oursThere);
+                for (String name : made.keySet()) {
+                    statement.execute("DROP DATABASE IF EXISTS " + name);
+                }
             }
         }
     }

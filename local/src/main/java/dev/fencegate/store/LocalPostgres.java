@@ -10,11 +10,14 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -28,10 +31,17 @@ public final class LocalPostgres implements AutoCloseable {
     private static final Pattern JDBC_URL = Pattern.compile("(jdbc:postgresql://[^/?]*/)([^?]*)(.*)");
     /** What follows the prefix in a database name {@link #createDatabase} makes: the pid, and a number if that was taken. */
     private static final Pattern OWN_NAME = Pattern.compile("([0-9]{1,18})(?:_[0-9]{1,9})?");
-    /** Recorded on each database made here, before {@link #NAMESPACE}. */
-    static final String COMMENT = "fencegate local database, made from pid namespace ";
-    /** Where this process's numbers mean something: see {@link #namespace()}. */
-    static final String NAMESPACE = namespace();
+    /** Recorded on each database made here: the maker's PID namespace, its boot, and when, in seconds. */
+    static final Pattern COMMENT = Pattern.compile("fencegate local database, made from pid namespace (.*), boot (.*), at ([0-9]{1,18})");
+    /** Where this process's numbers mean something, as Linux names it; empty elsewhere, where every process shares one. */
+    static final String NAMESPACE = read(() -> Files.readSymbolicLink(Path.of("/proc/self/ns/pid")).toString());
+    /** This boot of the host, as Linux names it; empty elsewhere. */
+    static final String BOOT = read(() -> Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).strip());
+    /** How old a database of another PID namespace (of this boot) must be to be taken as abandoned: no run lasts a day. */
+    private static final Duration FOREIGN_ABANDONED_AFTER = Duration.ofDays(1);
+    /** Held around the scan, the drops, the creation and its comment, so no run sees another's database half made. */
+    private static final String LOCK = "SELECT pg_advisory_lock(hashtext('fencegate local databases'))";
+    private static final String UNLOCK = "SELECT pg_advisory_unlock(hashtext('fencegate local databases'))";
 
     private final String url;
     private final String user;
@@ -95,25 +105,31 @@ public final class LocalPostgres implements AutoCloseable {
      * A new, empty database on this server, named {@code prefix + pid}; closing it drops it.
      * Databases of the same prefix left by processes of this host that are gone (a killed test
      * run) are dropped first, when the server is on loopback and so on this host. Each database
-     * records the PID namespace it was made from ({@link #NAMESPACE}): one made from another (a
-     * container sharing the server, whose process numbers are its own) is never dropped here, and
-     * a name it took is not taken again ({@code prefix + pid + "_" + n} instead).
+     * records the PID namespace and boot it was made in ({@link #COMMENT}): one made from another
+     * namespace (a container sharing the server, whose process numbers are its own) is dropped only
+     * once it is a day old or from an earlier boot, and a name it took is not taken again
+     * ({@code prefix + pid + "_" + n} instead).
      */
     public LocalPostgres createDatabase(String prefix) {
         String name = prefix + ProcessHandle.current().pid();
         try (Connection connection = connect(); Statement statement = connection.createStatement()) {
-            Map<String, String> made = madeWith(statement, prefix);
-            if (onLoopback()) {
-                for (String abandoned : abandoned(made, prefix)) {
-                    statement.execute("DROP DATABASE IF EXISTS " + abandoned + " WITH (FORCE)");
+            statement.execute(LOCK);
+            try {
+                Map<String, String> made = madeWith(statement, prefix);
+                if (onLoopback()) {
+                    for (String abandoned : abandoned(made, prefix, Instant.now())) {
+                        statement.execute("DROP DATABASE IF EXISTS " + abandoned + " WITH (FORCE)");
+                    }
                 }
+                for (int n = 2; made.containsKey(name) && !ours(made.get(name)); n++) {
+                    name = prefix + ProcessHandle.current().pid() + "_" + n;
+                }
+                statement.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+                statement.execute("CREATE DATABASE " + name);
+                statement.execute("COMMENT ON DATABASE " + name + " IS '" + comment(Instant.now()) + "'");
+            } finally {
+                statement.execute(UNLOCK);
             }
-            for (int n = 2; made.containsKey(name) && !ours(made.get(name)); n++) {
-                name = prefix + ProcessHandle.current().pid() + "_" + n;
-            }
-            statement.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
-            statement.execute("CREATE DATABASE " + name);
-            statement.execute("COMMENT ON DATABASE " + name + " IS '" + COMMENT + NAMESPACE + "'");
         } catch (SQLException e) {
             throw new IllegalStateException("could not create database " + name + " on " + url + ": " + e.getMessage(), e);
         }
@@ -137,31 +153,54 @@ public final class LocalPostgres implements AutoCloseable {
         return made;
     }
 
-    /** Those made from this PID namespace (or before databases recorded theirs) by a process that is gone. */
-    private static List<String> abandoned(Map<String, String> made, String prefix) {
+    /**
+     * Those whose maker is gone: made from this PID namespace by a process no longer there (or made
+     * before databases recorded their maker), made in an earlier boot, or made from another PID
+     * namespace of this boot longer ago than any run lasts.
+     */
+    private static List<String> abandoned(Map<String, String> made, String prefix, Instant now) {
         List<String> names = new ArrayList<>();
         made.forEach((name, comment) -> {
             Matcher pid = OWN_NAME.matcher(name.substring(prefix.length()));
-            if (pid.matches() && (comment == null || ours(comment)) && ProcessHandle.of(Long.parseLong(pid.group(1))).isEmpty()) {
-                names.add(name);
+            if (!pid.matches()) {
+                return;
+            }
+            boolean makerGone = ProcessHandle.of(Long.parseLong(pid.group(1))).isEmpty();
+            Matcher maker = comment == null ? null : COMMENT.matcher(comment);
+            if (maker == null) {
+                if (makerGone) {
+                    names.add(name);
+                }
+            } else if (maker.matches()) {
+                boolean earlierBoot = !BOOT.isEmpty() && !maker.group(2).equals(BOOT);
+                boolean sameNamespace = maker.group(1).equals(NAMESPACE);
+                boolean old = Instant.ofEpochSecond(Long.parseLong(maker.group(3))).plus(FOREIGN_ABANDONED_AFTER).isBefore(now);
+                if (earlierBoot || sameNamespace && makerGone || !sameNamespace && old) {
+                    names.add(name);
+                }
             }
         });
         return names;
     }
 
+    /** Whether a database so commented is this process's to drop and make again: made from here, or before comments. */
     private static boolean ours(String comment) {
-        return comment == null || comment.equals(COMMENT + NAMESPACE);
+        if (comment == null) {
+            return true;
+        }
+        Matcher maker = COMMENT.matcher(comment);
+        return maker.matches() && maker.group(1).equals(NAMESPACE) && maker.group(2).equals(BOOT);
     }
 
-    /**
-     * This process's PID namespace and the boot it runs in, as Linux names them; empty elsewhere,
-     * where every process shares one.
-     */
-    private static String namespace() {
+    static String comment(Instant at) {
+        return "fencegate local database, made from pid namespace " + NAMESPACE + ", boot " + BOOT + ", at " + at.getEpochSecond();
+    }
+
+    private static String read(Callable<String> what) {
         try {
-            return Files.readSymbolicLink(Path.of("/proc/self/ns/pid")) + " boot "
-                    + Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).strip();
-        } catch (IOException | UnsupportedOperationException | SecurityException e) {
+            return what.call();
+        } catch (Exception e) {
+            // Not Linux, or not allowed to look: one namespace and one boot, as far as this can tell.
             return "";
         }
     }
