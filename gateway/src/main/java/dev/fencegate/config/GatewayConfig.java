@@ -1,6 +1,8 @@
 package dev.fencegate.config;
 
+import java.net.InetAddress;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Locale;
 
@@ -79,8 +81,7 @@ public record GatewayConfig(
         }
         HostPort store = addressOf(upstream);
         for (HostPort own : new HostPort[] {listen, adminListen}) {
-            if (own.port() == store.port() && (own.host().equalsIgnoreCase(store.host()) || own.isLoopback() && store.isLoopback()
-                    || isWildcard(own.host()) && store.isLoopback())) {
+            if (reaches(store, own)) {
                 // Every request would come back to the gateway, round and round until the connections ran out.
                 throw new IllegalArgumentException("--upstream: '" + upstream + "' (expected the store's address, not this gateway's own "
                         + (own == listen ? "--listen " : "--admin-listen ") + own + ")");
@@ -90,6 +91,43 @@ public record GatewayConfig(
             // The admin port can raise fences; off loopback it must not be open to whoever reaches it.
             throw new IllegalArgumentException("--admin-token: missing (expected a token of 16 to 512 visible ASCII characters,"
                     + " or FENCEGATE_ADMIN_TOKEN, because --admin-listen " + adminListen + " is not a loopback address)");
+        }
+    }
+
+    /**
+     * Whether connecting to {@code store} reaches the listener at {@code own}, as far as the text
+     * tells without a lookup: the same spelling, the same address in any of its spellings
+     * ({@code localhost}, {@code 127.1}, {@code ::ffff:127.0.0.1}), any address of this host
+     * ({@code 0.0.0.0}), or loopback when {@code own} listens on every address. A name other than
+     * {@code localhost} is compared by its spelling only.
+     */
+    static boolean reaches(HostPort store, HostPort own) {
+        if (own.port() != store.port()) {
+            return false;
+        }
+        if (own.host().equalsIgnoreCase(store.host())) {
+            return true;
+        }
+        InetAddress to = literal(store.host());
+        InetAddress at = literal(own.host());
+        if (to == null || at == null) {
+            return false;
+        }
+        return to.isAnyLocalAddress() || at.isAnyLocalAddress() && to.isLoopbackAddress() || at.equals(to);
+    }
+
+    /** The address {@code host} spells, {@code localhost} as the loopback address; null for another name. */
+    private static InetAddress literal(String host) {
+        if (host.equalsIgnoreCase("localhost")) {
+            return InetAddress.getLoopbackAddress();
+        }
+        if (!host.contains(":") && !host.matches("[0-9.]+")) {
+            return null;
+        }
+        try {
+            return InetAddress.getByName(host);
+        } catch (UnknownHostException e) {
+            return null;
         }
     }
 

@@ -74,15 +74,19 @@ class ListenAddressesTest {
     void theStoreIsNeverTheGatewayItself() {
         DatabaseConfig database = TestPostgres.config("unused");
         for (String[] own : new String[][] {{"127.0.0.1", "127.0.0.1"}, {"0.0.0.0", "localhost"}, {"localhost", "127.0.0.1"},
-                {"store.internal", "STORE.internal"}}) {
+                {"store.internal", "STORE.internal"}, {"127.0.0.1", "0.0.0.0"}, {"127.0.0.1", "2130706433"},
+                {"127.0.0.1", "[::ffff:127.0.0.1]"}, {"::", "[::1]"}}) {
             assertThat(catchThrowable(() -> config(new HostPort(own[0], 18_080), new HostPort("127.0.0.1", 19_090), database,
                     "http://" + own[1] + ":18080"))).as("%s", (Object) own).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageStartingWith("--upstream: 'http://" + own[1] + ":18080' (expected the store's address, not this gateway's own --listen");
         }
         assertThat(catchThrowable(() -> config(new HostPort("127.0.0.1", 18_080), new HostPort("127.0.0.1", 19_090), database,
                 "http://localhost:19090"))).hasMessageContaining("not this gateway's own --admin-listen 127.0.0.1:19090");
-        assertThat(config(new HostPort("127.0.0.1", 18_080), new HostPort("127.0.0.1", 19_090), database, "http://10.0.0.7:18080")
-                .upstreamAddress().port()).as("another host's port of the same number").isEqualTo(18_080);
+        for (String[] apart : new String[][] {{"127.0.0.1", "10.0.0.7"}, {"0.0.0.0", "10.0.0.7"}, {"127.0.0.1", "127.0.0.2"},
+                {"127.0.0.1", "[::1]"}}) {
+            assertThat(config(new HostPort(apart[0], 18_080), new HostPort("127.0.0.1", 19_090), database, "http://" + apart[1] + ":18080")
+                    .upstreamAddress().port()).as("another socket of the same port number: %s", (Object) apart).isEqualTo(18_080);
+        }
     }
 
     @Test
