@@ -18,6 +18,7 @@ import dev.fencegate.store.FenceService;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,13 +60,16 @@ public final class Gateway implements AutoCloseable {
                     claims),
                     ConnectionBounds.of(config));
             GatewayServer server = GatewayServer.start(config, claims, fences.checker(), fences.uploads(), new GatewayMetrics(registry));
-            readiness.serving();
-            server.storeProblem(config.upstreamConnectTimeout()).ifPresent(problem ->
+            // Before serving() (it waits up to the connect timeout), so that the start's line comes right
+            // after the state it tells is taken, and before any change of it is logged.
+            Optional<String> storeProblem = server.storeProblem(config.upstreamConnectTimeout());
+            boolean ready = readiness.serving();
+            storeProblem.ifPresent(problem ->
                     log.warn("Store {} not reachable now ({}); requests get 502 until it answers", config.upstream(), problem));
             HostPort listening = new HostPort(config.listen().host(), server.port());
             HostPort adminListening = new HostPort(config.adminListen().host(), admin.port());
             String tokens = config.safety().requiresSignatures() ? "tokens signed" : "tokens unsigned";
-            if (readiness.ready()) {
+            if (ready) {
                 log.info("Fencegate ready on {} (admin {}), fences in {}, {}", listening, adminListening,
                         config.database().describe(), tokens);
             } else {

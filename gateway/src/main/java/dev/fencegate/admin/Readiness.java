@@ -27,10 +27,14 @@ public final class Readiness {
         tell();
     }
 
-    /** The data port serves: the start logs whether the instance is ready, and later changes are logged here. */
-    public synchronized void serving() {
+    /**
+     * The data port serves. Returns whether the instance is ready now, for the start's own line to
+     * tell; later changes are logged here.
+     */
+    public synchronized boolean serving() {
         serving = true;
         toldReady = ready();
+        return toldReady;
     }
 
     public void draining() {

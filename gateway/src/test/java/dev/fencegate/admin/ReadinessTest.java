@@ -36,7 +36,7 @@ class ReadinessTest {
     void eachChangeBetweenReadyAndNotIsLoggedOnceTheDataPortServes() {
         Readiness readiness = new Readiness();
         readiness.fenceStoreReachable(false, "FATAL: database \"fences\" does not exist");
-        readiness.serving(); // the start's own line says NOT READY
+        assertThat(readiness.serving()).as("what the start's own line tells").isFalse();
         assertThat(lines()).isEmpty();
 
         readiness.migrated();
