@@ -45,7 +45,7 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
                 .setStrictLineParsing(true)
                 .setUseRfc9112TransferEncoding(true);
         // The handshake needs reads while the receiver has auto-read off: TLS sits first and reads for itself.
-        tls.ifPresent(context -> channel.pipeline().addLast(context.newHandler(channel.alloc())));
+        tls.ifPresent(context -> channel.pipeline().addLast(new PlainTextOnTlsPort(), context.newHandler(channel.alloc())));
         HeadDeadline headDeadline = new HeadDeadline(config.limits().headTimeout());
         channel.pipeline().addLast(
                 new IdleStateHandler(config.clientIdleTimeout().toMillis(), 0, 0, TimeUnit.MILLISECONDS),
