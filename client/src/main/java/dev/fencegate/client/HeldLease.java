@@ -44,8 +44,9 @@ public final class HeldLease implements AutoCloseable {
 
     public static Optional<HeldLease> acquire(LeaseStore store, String name, String holder, LeaseTiming timing, Ticker ticker) {
         long sentAt = ticker.nanos();
+        long sentAtWall = ticker.wallNanos();
         return store.acquire(name, holder, timing.ttl()).map(lease -> {
-            HeldLease held = new HeldLease(store, timing, ticker, new LeaseGuard(lease, timing, ticker, sentAt));
+            HeldLease held = new HeldLease(store, timing, ticker, new LeaseGuard(lease, timing, ticker, sentAt, sentAtWall));
             held.start();
             return held;
         });
@@ -90,6 +91,7 @@ public final class HeldLease implements AutoCloseable {
             return;
         }
         long sentAt = ticker.nanos();
+        long sentAtWall = ticker.wallNanos();
         boolean renewed;
         try {
             renewed = store.renew(guard.lease(), guard.lease().ttl());
@@ -101,7 +103,7 @@ public final class HeldLease implements AutoCloseable {
             return;
         }
         if (renewed) {
-            guard.renewed(sentAt);
+            guard.renewed(sentAt, sentAtWall);
             warnIfSlow(ticker.nanos() - sentAt);
             renewAfter(timing.renewEvery());
         } else {

@@ -34,19 +34,24 @@ public final class LeaseGuard {
     /** Why the last renewal failed, until one gets through. */
     private volatile String renewalFailure;
 
-    /** A guard for a grant whose request left this process at {@code sentAtNanos} by {@code ticker}. */
+    /**
+     * A guard for a grant whose request left this process at {@code sentAtNanos} by {@code ticker}'s
+     * monotonic clock; its wall clock is taken to have read the same moment that much earlier than
+     * now, which a suspend since would hide: {@link #LeaseGuard(Lease, LeaseTiming, Ticker, long, long)}
+     * takes the two readings made as the request left.
+     */
     public LeaseGuard(Lease lease, LeaseTiming timing, Ticker ticker, long sentAtNanos) {
+        this(lease, timing, ticker, sentAtNanos, ticker.wallNanos() - (ticker.nanos() - sentAtNanos));
+    }
+
+    /** A guard for a grant whose request left this process when {@code ticker}'s clocks read {@code sentAtNanos} and {@code sentAtWallNanos}. */
+    public LeaseGuard(Lease lease, LeaseTiming timing, Ticker ticker, long sentAtNanos, long sentAtWallNanos) {
         this.lease = lease;
         this.ticker = ticker;
         this.ttlNanos = lease.ttl().toNanos();
         this.marginNanos = timing.margin().toNanos();
         this.deadlineNanos = sentAtNanos + ttlNanos;
-        this.wallDeadlineNanos = wallAt(sentAtNanos) + ttlNanos;
-    }
-
-    /** The wall clock's reading when the monotonic clock read {@code nanos}, a moment ago. */
-    private long wallAt(long nanos) {
-        return ticker.wallNanos() - (ticker.nanos() - nanos);
+        this.wallDeadlineNanos = sentAtWallNanos + ttlNanos;
     }
 
     public Lease lease() {
@@ -71,8 +76,10 @@ public final class LeaseGuard {
             return false;
         }
         if (wallDeadlineNanos - marginNanos - ticker.wallNanos() <= 0) {
-            trip("the lease ran out by the wall clock, which the monotonic clock did not follow (the host was suspended,"
-                    + " or its clock was stepped forward)");
+            String failure = renewalFailure;
+            trip("the lease ran out by the wall clock (no renewal reached the lease store in time"
+                    + (failure == null ? "" : "; the last renewal failed: " + failure) + "), with " + left / 1_000_000
+                    + " ms left by the monotonic clock: the host may have been suspended, or its clock stepped forward");
             return false;
         }
         return true;
@@ -90,12 +97,12 @@ public final class LeaseGuard {
         return Optional.ofNullable(lostBecause);
     }
 
-    /** Records that a renewal sent at {@code sentAtNanos} succeeded; ignored once tripped. */
-    void renewed(long sentAtNanos) {
+    /** Records that a renewal sent when the clocks read {@code sentAtNanos} and {@code sentAtWallNanos} succeeded; ignored once tripped. */
+    void renewed(long sentAtNanos, long sentAtWallNanos) {
         synchronized (lock) {
             if (lostBecause == null) {
                 deadlineNanos = Math.max(deadlineNanos, sentAtNanos + ttlNanos);
-                wallDeadlineNanos = Math.max(wallDeadlineNanos, wallAt(sentAtNanos) + ttlNanos);
+                wallDeadlineNanos = Math.max(wallDeadlineNanos, sentAtWallNanos + ttlNanos);
                 renewalFailure = null;
             }
         }

@@ -1,5 +1,7 @@
 package dev.fencegate.client;
 
+import java.time.Instant;
+
 /**
  * The local clocks the guard measures a lease by. Only intervals are read from them, never the
  * time of day. The monotonic clock ({@link #nanos}) is the measure: a wall clock stepped by NTP
@@ -28,7 +30,8 @@ public interface Ticker {
 
             @Override
             public long wallNanos() {
-                return System.currentTimeMillis() * 1_000_000L;
+                Instant now = Instant.now();
+                return now.getEpochSecond() * 1_000_000_000L + now.getNano();
             }
         };
     }

@@ -38,12 +38,26 @@ class LeaseGuardTest {
     void aSuspendedHostsWallClockEndsTheLeaseThoughTheMonotonicClockStoodStill() {
         LeaseGuard guard = new LeaseGuard(lease, timing, clock, clock.nanos());
         clock.advance(Duration.ofSeconds(10));
-        guard.renewed(clock.nanos());
+        guard.renewed(clock.nanos(), clock.wallNanos());
         clock.suspend(Duration.ofSeconds(24).minusNanos(1));
         assertThat(guard.stillHeld()).as("24 s after the renewal by the wall clock, 0 s by the monotonic one").isTrue();
         clock.suspend(Duration.ofNanos(1));
         assertThat(guard.stillHeld()).isFalse();
         assertThat(guard.lostBecause()).hasValueSatisfying(reason -> assertThat(reason).contains("ran out by the wall clock"));
+
+        // A suspend while the grant or a renewal was on its way back: its clocks were read as it left.
+        FakeTicker asleep = new FakeTicker();
+        long sentAt = asleep.nanos();
+        long sentAtWall = asleep.wallNanos();
+        asleep.suspend(Duration.ofSeconds(60));
+        assertThat(new LeaseGuard(lease, timing, asleep, sentAt, sentAtWall).stillHeld()).as("a grant").isFalse();
+        LeaseGuard renewing = new LeaseGuard(lease, timing, asleep, asleep.nanos(), asleep.wallNanos());
+        asleep.advance(Duration.ofSeconds(10));
+        long renewalSent = asleep.nanos();
+        long renewalSentWall = asleep.wallNanos();
+        asleep.suspend(Duration.ofSeconds(60));
+        renewing.renewed(renewalSent, renewalSentWall);
+        assertThat(renewing.stillHeld()).as("a renewal").isFalse();
 
         FakeTicker stepped = new FakeTicker();
         LeaseGuard back = new LeaseGuard(lease, timing, stepped, stepped.nanos());
@@ -58,12 +72,12 @@ class LeaseGuardTest {
     void aRenewalMovesTheDeadlineFromWhenItsRequestLeftButNeverRevivesATrippedGuard() {
         LeaseGuard guard = new LeaseGuard(lease, timing, clock, clock.nanos());
         clock.advance(Duration.ofSeconds(20));
-        guard.renewed(clock.nanos());
+        guard.renewed(clock.nanos(), clock.wallNanos());
         clock.advance(Duration.ofSeconds(23));
         assertThat(guard.stillHeld()).as("43 s in, renewed at 20 s").isTrue();
 
         guard.trip("fenced out");
-        guard.renewed(clock.nanos());
+        guard.renewed(clock.nanos(), clock.wallNanos());
         assertThat(guard.stillHeld()).isFalse();
         assertThat(guard.lostBecause()).hasValue("fenced out");
     }

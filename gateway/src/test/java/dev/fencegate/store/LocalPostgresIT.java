@@ -98,6 +98,9 @@ class LocalPostgresIT {
         made.put("fencegate_lpns_" + pid, now);
         made.put("fencegate_lpns_" + (dead + 1), twoDaysAgo);
         made.put("fencegate_lpns_" + 1, earlierBoot);
+        // Made by a process of a system that names no boot (macOS, Windows): its own numbers, its own life.
+        made.put("fencegate_lpns_" + (dead + 2), "fencegate local database, made from pid namespace , boot , at "
+                + Instant.now().getEpochSecond());
         try (Connection connection = DriverManager.getConnection(server.url(), server.user(), server.password());
              Statement statement = connection.createStatement()) {
             for (Map.Entry<String, String> database : made.entrySet()) {
@@ -107,7 +110,8 @@ class LocalPostgresIT {
             try (LocalPostgres own = server.createDatabase("fencegate_lpns_")) {
                 assertThat(own.url()).contains("/fencegate_lpns_" + pid + "_2");
                 assertThat(databases(server)).as("another namespace's, made now, whatever their numbers")
-                        .contains("fencegate_lpns_" + dead, "fencegate_lpns_" + pid, "fencegate_lpns_" + pid + "_2")
+                        .contains("fencegate_lpns_" + dead, "fencegate_lpns_" + pid, "fencegate_lpns_" + pid + "_2",
+                                "fencegate_lpns_" + (dead + 2))
                         .as("another namespace's, two days old, and one of an earlier boot")
                         .doesNotContain("fencegate_lpns_" + (dead + 1), "fencegate_lpns_1");
             }

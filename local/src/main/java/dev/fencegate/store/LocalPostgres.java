@@ -172,7 +172,8 @@ public final class LocalPostgres implements AutoCloseable {
                     names.add(name);
                 }
             } else if (maker.matches()) {
-                boolean earlierBoot = !BOOT.isEmpty() && !maker.group(2).equals(BOOT);
+                // Two boots both named: another kernel's (a VM or a host of another system sharing loopback) names none, or not this one.
+                boolean earlierBoot = !BOOT.isEmpty() && !maker.group(2).isEmpty() && !maker.group(2).equals(BOOT);
                 boolean sameNamespace = maker.group(1).equals(NAMESPACE);
                 boolean old = Instant.ofEpochSecond(Long.parseLong(maker.group(3))).plus(FOREIGN_ABANDONED_AFTER).isBefore(now);
                 if (earlierBoot || sameNamespace && makerGone || !sameNamespace && old) {
