@@ -22,8 +22,15 @@ final class PlainTextOnTlsPort extends ByteToMessageDecoder {
     /** Enough for a TLS record header, which tells TLS from text. */
     private static final int RECORD_HEADER = 5;
 
+    /** The 400 was sent: whatever else comes before the close is dropped. */
+    private boolean answered;
+
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (answered) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
         if (in.readableBytes() < RECORD_HEADER) {
             return;
         }
@@ -32,6 +39,7 @@ final class PlainTextOnTlsPort extends ByteToMessageDecoder {
             return;
         }
         in.skipBytes(in.readableBytes());
+        answered = true;
         byte[] body = Problem.of(Outcome.BAD_REQUEST, "this port speaks TLS only: send the request over https").toJson();
         String head = "HTTP/1.1 400 Bad Request\r\nContent-Type: " + Problem.MEDIA_TYPE + "\r\nContent-Length: " + body.length
                 + "\r\nConnection: close\r\n\r\n";
