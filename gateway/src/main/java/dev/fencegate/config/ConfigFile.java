@@ -51,7 +51,6 @@ public record ConfigFile(Path path, Map<Setting, String> values, SettingValue.So
      * Reads scalars as the text written, through the streaming parser: YAML 1.1 would otherwise
      * turn {@code access-log: off} into {@code false} and {@code 0750} into 488.
      */
-
     static ConfigFile parse(Path path, String text, SettingValue.Source namedBy) {
         Map<Setting, String> values = new EnumMap<>(Setting.class);
         try (JsonParser parser = YAML.createParser(text)) {
