@@ -28,14 +28,20 @@ final class ForwardedHeaders {
         if (client instanceof InetSocketAddress address && trusted.contains(address.getAddress())) {
             return;
         }
-        List<String> dropped = new ArrayList<>(2);
+        // Made only when there is something to drop: most requests carry none of these.
+        List<String> dropped = null;
         for (Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); ) {
             CharSequence name = it.next().getKey();
             if (claimsOrigin(name)) {
+                if (dropped == null) {
+                    dropped = new ArrayList<>(2);
+                }
                 dropped.add(name.toString());
             }
         }
-        dropped.forEach(headers::remove);
+        if (dropped != null) {
+            dropped.forEach(headers::remove);
+        }
     }
 
     /**
