@@ -25,6 +25,8 @@ public record EffectiveSettings(ConfigFile file, Map<Setting, SettingValue> valu
      * @param flags what the command line set
      * @param env   the process environment; an empty variable counts as unset, as {@code ${VAR:-default}} does,
      *              except for a setting that {@linkplain Setting#refusesEmpty refuses an empty value}
+     * @param file  the config file; a key written with no value ({@code db-user:}) counts as unset too,
+     *              with the same exception, so the file and the environment read a blank alike
      */
     public static EffectiveSettings resolve(Map<Setting, String> flags, Map<String, String> env, ConfigFile file) {
         Map<Setting, SettingValue> values = new EnumMap<>(Setting.class);
@@ -35,7 +37,7 @@ public record EffectiveSettings(ConfigFile file, Map<Setting, SettingValue> valu
                 value = new SettingValue(setting, flags.get(setting), SettingValue.Source.FLAG, setting.flag());
             } else if (fromEnv != null && (!fromEnv.isEmpty() || setting.refusesEmpty())) {
                 value = new SettingValue(setting, fromEnv, SettingValue.Source.ENV, setting.variable());
-            } else if (file.values().containsKey(setting)) {
+            } else if (file.values().containsKey(setting) && (!file.values().get(setting).isEmpty() || setting.refusesEmpty())) {
                 value = new SettingValue(setting, file.values().get(setting), SettingValue.Source.FILE, file.origin(setting));
             } else {
                 value = new SettingValue(setting, setting.defaultValue(), SettingValue.Source.DEFAULT, "built-in default");

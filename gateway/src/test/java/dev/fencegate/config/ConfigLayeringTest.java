@@ -79,6 +79,22 @@ class ConfigLayeringTest {
         assertThat(settings.get(Setting.DB_USER).value()).isEqualTo("from-file");
     }
 
+    /**
+     * A key left without a value in the file counts as unset, as an empty variable does: it used to
+     * pass check-config as an empty user and fail only when the start connected.
+     */
+    @Test
+    void aKeyWithoutAValueInTheFileCountsAsUnsetAsAnEmptyVariableDoes() throws IOException {
+        Path file = file("db-user:\ndb-schema: ''\nupstream: http://store:9000\n");
+
+        EffectiveSettings settings = settingsOf(Map.of(), "--config", file.toString());
+
+        assertThat(settings.get(Setting.DB_USER).value()).isEqualTo(Setting.DB_USER.defaultValue());
+        assertThat(settings.get(Setting.DB_USER).source()).isEqualTo(SettingValue.Source.DEFAULT);
+        assertThat(settings.get(Setting.DB_SCHEMA).value()).isEqualTo(Setting.DB_SCHEMA.defaultValue());
+        assertThat(GatewayConfigReader.read(settings).database().user()).isEqualTo("postgres");
+    }
+
     /** YAML 1.1 reads a bare off as false; the file means the word it shows. */
     @Test
     void valuesAreReadAsWrittenNotAsYamlBooleans() throws IOException {
