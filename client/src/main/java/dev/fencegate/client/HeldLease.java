@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -83,7 +84,7 @@ public final class HeldLease implements AutoCloseable {
     /**
      * A refusal ends the lease. A failure (the lease store unreachable for a moment, as in a
      * restart or a failover) does not: the grant may still stand, so the renewal is tried again
-     * every watchdog period, and the local deadline, which only a renewal that got through moves,
+     * within a watchdog period, and the local deadline, which only a renewal that got through moves,
      * gives the lease up if none does in time.
      */
     private void renew() {
@@ -97,9 +98,10 @@ public final class HeldLease implements AutoCloseable {
             renewed = store.renew(guard.lease(), guard.lease().ttl());
         } catch (RuntimeException e) {
             guard.renewalFailed(e.getMessage());
-            LOG.warn("Renewing lease {} failed; trying again every {} ms until its local deadline: {}",
-                    guard.lease().name(), timing.watchdogPeriod().toMillis(), e.getMessage());
-            renewAfter(timing.watchdogPeriod());
+            Duration retry = retryDelay(timing.watchdogPeriod(), ThreadLocalRandom.current().nextDouble());
+            LOG.warn("Renewing lease {} failed; trying again in {} ms, until its local deadline: {}",
+                    guard.lease().name(), retry.toMillis(), e.getMessage());
+            renewAfter(retry);
             return;
         }
         if (renewed) {
@@ -109,6 +111,18 @@ public final class HeldLease implements AutoCloseable {
         } else {
             guard.trip("the lease store refused the renewal: the lease expired or was granted to another holder");
         }
+    }
+
+    /**
+     * Between half a watchdog period and a whole one, drawn anew for each try: the workers that a
+     * failover cut off all at once come back spread over the period, not as one wave on the new
+     * primary every period.
+     *
+     * @param draw uniform in [0, 1)
+     */
+    static Duration retryDelay(Duration watchdogPeriod, double draw) {
+        long half = watchdogPeriod.toNanos() / 2;
+        return Duration.ofNanos(half + (long) (draw * half));
     }
 
     /**

@@ -11,7 +11,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -184,6 +187,46 @@ class HeldLeaseTest {
         } finally {
             logger.detachAppender(log);
         }
+    }
+
+    /**
+     * Workers cut off by one failover must not all come back in step: each failed renewal is tried
+     * again after a delay drawn between half a watchdog period and a whole one.
+     */
+    @Test
+    void failedRenewalsAreTriedAgainAtDelaysSpreadOverAWatchdogPeriod() {
+        List<Long> tries = new CopyOnWriteArrayList<>();
+        LeaseStore failing = new LeaseStore() {
+            @Override
+            public Optional<Lease> acquire(String name, String holder, Duration ttl) {
+                return Optional.of(new Lease(name, holder, 1, ttl));
+            }
+
+            @Override
+            public boolean renew(Lease lease, Duration ttl) {
+                tries.add(System.nanoTime());
+                throw new LeaseStoreException("the lease store is failing over", null);
+            }
+
+            @Override
+            public boolean release(Lease lease) {
+                return true;
+            }
+        };
+        long period = TIMING.watchdogPeriod().toNanos();
+        try (HeldLease held = HeldLease.acquire(failing, name(), "worker-a", TIMING).orElseThrow()) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> tries.size() >= 12 || !held.guard().stillHeld());
+        }
+        assertThat(tries).as("tries before the local deadline").hasSizeGreaterThanOrEqualTo(8);
+        List<Long> gaps = new ArrayList<>();
+        for (int i = 1; i < tries.size(); i++) {
+            gaps.add(tries.get(i) - tries.get(i - 1));
+        }
+        // A scheduler that runs late only lengthens a gap; a fixed period never gives one under it.
+        assertThat(gaps).as("gaps in ns, period %d", period).allSatisfy(gap -> assertThat(gap).isGreaterThanOrEqualTo(period / 2))
+                .anySatisfy(gap -> assertThat(gap).isLessThan(period * 8 / 10));
+        assertThat(HeldLease.retryDelay(TIMING.watchdogPeriod(), 0.0)).isEqualTo(TIMING.watchdogPeriod().dividedBy(2));
+        assertThat(HeldLease.retryDelay(TIMING.watchdogPeriod(), 0.999)).isLessThan(TIMING.watchdogPeriod());
     }
 
     @Test
