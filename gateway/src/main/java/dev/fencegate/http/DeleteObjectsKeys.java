@@ -1,6 +1,7 @@
 package dev.fencegate.http;
 
 import java.io.ByteArrayInputStream;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,8 +36,13 @@ public final class DeleteObjectsKeys {
     }
 
     public static KeysParse parse(byte[] body) {
+        return parse(new ByteArrayInputStream(body));
+    }
+
+    /** As {@link #parse(byte[])}, read from {@code body} as it stands, so a body held elsewhere need not be copied. */
+    public static KeysParse parse(InputStream body) {
         try {
-            XMLStreamReader xml = factory().createXMLStreamReader(new ByteArrayInputStream(body));
+            XMLStreamReader xml = factory().createXMLStreamReader(body);
             try {
                 return new KeysParse.Keys(readDelete(xml));
             } finally {

@@ -34,6 +34,7 @@ public enum Outcome {
     FENCE_UNAVAILABLE(503, "fence-unavailable", "Fence store unavailable; write refused", "FencegateFenceUnavailable"),
     FENCE_DRAINING(503, "lower-token-in-flight", "A lower-token write to this resource is still in flight", "FencegateLowerTokenInFlight"),
     ADMISSION_EXPIRED(503, "admission-expired", "Write admitted but not sent in time", "FencegateAdmissionExpired"),
+    BODIES_BUSY(503, "bodies-busy", "Too many request bodies held for checking at once; retry", "FencegateBodiesBusy"),
     STORE_UNREACHABLE(502, "store-unreachable", "Store unreachable", "FencegateStoreUnreachable"),
     STORE_ANSWER_UNREADABLE(502, "store-answer-unreadable", "Store answer could not be read", "FencegateStoreAnswerUnreadable"),
     STORE_TIMEOUT(504, "store-timeout", "Store did not answer in time", "FencegateStoreTimeout"),

@@ -44,7 +44,7 @@ final class DeleteObjectsIntake {
     }
 
     /** @param bucketPath the bucket the store kind's identity rules read from the head */
-    static Start start(HttpRequest head, String bucketPath, int limit, ByteBufAllocator allocator, ClaimRules rules) {
+    static Start start(HttpRequest head, String bucketPath, int limit, BodyBudget budget, ByteBufAllocator allocator, ClaimRules rules) {
         ClaimParser.ClaimParse token = ClaimParser.parse(bucketPath, tokens(head), holders(head));
         if (token instanceof ClaimParser.ClaimParse.Refused refused) {
             return new Start.Refused(refused.problem());
@@ -52,12 +52,17 @@ final class DeleteObjectsIntake {
         if (HttpUtil.getContentLength(head, 0L) > limit) {
             return new Start.Refused(tooLarge(limit));
         }
-        return new Start.Ready(new DeleteObjectsIntake(head, bucketPath, new BoundedBodyCollector(allocator, limit), limit, rules));
+        return new Start.Ready(new DeleteObjectsIntake(head, bucketPath, new BoundedBodyCollector(allocator, limit, budget), limit, rules));
     }
 
-    /** Takes ownership of {@code content}; null while the body is within the limit, else the problem. */
+    /** Takes ownership of {@code content}; null while the body is within its limit and the shared budget, else the problem. */
     Problem add(HttpContent content) {
-        return body.add(content) ? null : tooLarge(limit);
+        return switch (body.add(content)) {
+            case KEPT -> null;
+            case TOO_LARGE -> tooLarge(limit);
+            case NO_ROOM -> Problem.of(Outcome.BODIES_BUSY, "the DeleteObjects bodies being read at once fill the gateway's"
+                    + " budget for them; retry");
+        };
     }
 
     boolean complete() {
@@ -66,7 +71,7 @@ final class DeleteObjectsIntake {
 
     /** One claim per distinct key, or the problem that refuses the whole request. */
     ClaimParser.ClaimsParse claims() {
-        DeleteObjectsKeys.KeysParse keys = DeleteObjectsKeys.parse(body.bytes());
+        DeleteObjectsKeys.KeysParse keys = DeleteObjectsKeys.parse(body.stream());
         if (keys instanceof DeleteObjectsKeys.KeysParse.Refused refused) {
             return new ClaimParser.ClaimsParse.Refused(Problem.of(Outcome.BAD_REQUEST, refused.detail()));
         }

@@ -14,11 +14,21 @@ import java.util.Set;
  * @param maxBufferedBody   largest body the gateway holds whole: DeleteObjects' XML (413 above it)
  * @param maxHeaderCount    most header fields in a request head (431 above it)
  * @param trustedProxies    clients whose Forwarded / X-Forwarded-* / X-Real-IP headers pass on
+ * @param bodyBudget        the bytes of such bodies held at once, over every connection (503 above it)
  */
-record EdgePolicy(long maxBodySize, int maxBufferedBody, int maxHeaderCount, Set<InetAddress> trustedProxies) {
+record EdgePolicy(long maxBodySize, int maxBufferedBody, int maxHeaderCount, Set<InetAddress> trustedProxies,
+                  BodyBudget bodyBudget) {
 
-    /** S3 caps DeleteObjects at 1000 keys of at most 1024 bytes each. */
-    static final int MAX_BUFFERED_BODY = 1024 * 1024;
+    /**
+     * The largest DeleteObjects S3 takes: 1000 keys of up to 1024 bytes, each byte at most 6 once
+     * escaped as XML ({@code &quot;}), with room for the other fields of each {@code <Object>}.
+     * SDKs escape quotes and apostrophes, so a batch of long keys passes 1 MiB.
+     */
+    static final int MAX_BUFFERED_BODY = 8 * 1024 * 1024;
+
+    EdgePolicy(long maxBodySize, int maxBufferedBody, int maxHeaderCount, Set<InetAddress> trustedProxies) {
+        this(maxBodySize, maxBufferedBody, maxHeaderCount, trustedProxies, BodyBudget.ofNettyMemory(maxBufferedBody));
+    }
 
     static EdgePolicy of(GatewayConfig config) {
         long maxBody = config.limits().maxBodySize();

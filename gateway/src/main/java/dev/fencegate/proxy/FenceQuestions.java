@@ -99,7 +99,8 @@ final class FenceQuestions {
 
     /** DeleteObjects names its keys in the body: it is read whole, within a bound, before the fence is asked. */
     void collectDeleteObjects(HttpRequest head, String bucketPath) {
-        DeleteObjectsIntake.Start start = DeleteObjectsIntake.start(head, bucketPath, policy.maxBufferedBody(), ctx.alloc(), runtime.claims());
+        DeleteObjectsIntake.Start start = DeleteObjectsIntake.start(head, bucketPath, policy.maxBufferedBody(), policy.bodyBudget(),
+                ctx.alloc(), runtime.claims());
         if (start instanceof DeleteObjectsIntake.Start.Refused refused) {
             receiver.refuse(refused.problem());
             return;

@@ -46,7 +46,7 @@ final class Replies {
             response.headers().set(AMZ_REQUEST_ID, requestId);
         }
         switch (outcome) {
-            case FENCE_UNAVAILABLE, FENCE_DRAINING, ADMISSION_EXPIRED -> response.headers().set(HttpHeaderNames.RETRY_AFTER, RETRY_AFTER_SECONDS);
+            case FENCE_UNAVAILABLE, FENCE_DRAINING, ADMISSION_EXPIRED, BODIES_BUSY -> response.headers().set(HttpHeaderNames.RETRY_AFTER, RETRY_AFTER_SECONDS);
             case METHOD_NOT_ALLOWED -> response.headers().set(HttpHeaderNames.ALLOW, "GET, HEAD, OPTIONS, PUT, POST, PATCH, DELETE");
             default -> { }
         }

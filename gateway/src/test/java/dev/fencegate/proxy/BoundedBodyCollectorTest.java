@@ -8,27 +8,33 @@ import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.LastHttpContent;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
-/** The one buffered body: kept whole up to its limit, released on every path. */
+/** The one buffered body: kept whole up to its limit and within the shared budget, released on every path. */
 class BoundedBodyCollectorTest {
 
     @Test
-    void keepsTheBodyWholeWithItsTrailersAndHandsItOver() {
-        BoundedBodyCollector collector = new BoundedBodyCollector(ByteBufAllocator.DEFAULT, 10);
+    void keepsTheBodyWholeWithItsTrailersAndHandsItOver() throws IOException {
+        BodyBudget budget = new BodyBudget(100);
+        BoundedBodyCollector collector = new BoundedBodyCollector(ByteBufAllocator.DEFAULT, 10, budget);
         HttpContent first = content("abc");
         LastHttpContent last = new DefaultLastHttpContent(Unpooled.copiedBuffer("def", StandardCharsets.US_ASCII));
         last.trailingHeaders().set("x-amz-checksum-crc32", "abc=");
 
-        assertThat(collector.add(first)).isTrue();
+        assertThat(collector.add(first)).isEqualTo(BoundedBodyCollector.Added.KEPT);
         assertThat(collector.complete()).isFalse();
-        assertThat(collector.add(last)).isTrue();
+        assertThat(collector.add(last)).isEqualTo(BoundedBodyCollector.Added.KEPT);
 
         assertThat(collector.complete()).isTrue();
-        assertThat(new String(collector.bytes(), StandardCharsets.US_ASCII)).isEqualTo("abcdef");
+        assertThat(new String(collector.stream().readAllBytes(), StandardCharsets.US_ASCII)).isEqualTo("abcdef");
+        assertThat(new String(collector.stream().readAllBytes(), StandardCharsets.US_ASCII)).as("read in place, again").isEqualTo("abcdef");
+        assertThat(budget.held()).isEqualTo(6);
         LastHttpContent body = collector.take();
+        assertThat(budget.held()).as("handed over, out of the budget").isZero();
         collector.release();
+        assertThat(budget.held()).isZero();
         assertThat(body.content().toString(StandardCharsets.US_ASCII)).isEqualTo("abcdef");
         assertThat(body.trailingHeaders().get("x-amz-checksum-crc32")).isEqualTo("abc=");
         assertThat(body.release()).isTrue();
@@ -38,21 +44,55 @@ class BoundedBodyCollectorTest {
 
     @Test
     void growingPastTheLimitReleasesEverything() {
-        BoundedBodyCollector collector = new BoundedBodyCollector(ByteBufAllocator.DEFAULT, 5);
+        BodyBudget budget = new BodyBudget(100);
+        BoundedBodyCollector collector = new BoundedBodyCollector(ByteBufAllocator.DEFAULT, 5, budget);
         HttpContent first = content("abc");
         HttpContent second = content("def");
 
-        assertThat(collector.add(first)).isTrue();
-        assertThat(collector.add(second)).isFalse();
+        assertThat(collector.add(first)).isEqualTo(BoundedBodyCollector.Added.KEPT);
+        assertThat(collector.add(second)).isEqualTo(BoundedBodyCollector.Added.TOO_LARGE);
 
         assertThat(first.refCnt()).isZero();
         assertThat(second.refCnt()).isZero();
+        assertThat(budget.held()).isZero();
         collector.release();
+        assertThat(budget.held()).isZero();
+    }
+
+    /**
+     * Each body within its own limit, many at once still cannot take the memory every other
+     * request needs: a body that would pass the shared budget is refused and frees what it held,
+     * and the room comes back as the others are released or handed over.
+     */
+    @Test
+    void bodiesHeldAtOnceStayWithinTheSharedBudget() {
+        BodyBudget budget = new BodyBudget(8);
+        BoundedBodyCollector one = new BoundedBodyCollector(ByteBufAllocator.DEFAULT, 5, budget);
+        BoundedBodyCollector two = new BoundedBodyCollector(ByteBufAllocator.DEFAULT, 5, budget);
+        BoundedBodyCollector three = new BoundedBodyCollector(ByteBufAllocator.DEFAULT, 5, budget);
+        HttpContent kept = content("abcd");
+        HttpContent twoFirst = content("ab");
+        HttpContent twoSecond = content("cde");
+
+        assertThat(one.add(kept)).isEqualTo(BoundedBodyCollector.Added.KEPT);
+        assertThat(two.add(twoFirst)).isEqualTo(BoundedBodyCollector.Added.KEPT);
+        assertThat(two.add(twoSecond)).as("4 + 2 + 3 > 8").isEqualTo(BoundedBodyCollector.Added.NO_ROOM);
+        assertThat(twoFirst.refCnt()).isZero();
+        assertThat(twoSecond.refCnt()).isZero();
+        assertThat(budget.held()).as("the refused body gave back what it held").isEqualTo(4);
+
+        assertThat(three.add(content("abcd"))).isEqualTo(BoundedBodyCollector.Added.KEPT);
+        assertThat(budget.held()).isEqualTo(8);
+        one.release();
+        three.release();
+        assertThat(budget.held()).isZero();
+        assertThat(kept.refCnt()).isZero();
     }
 
     @Test
     void releaseBeforeTheEndFreesWhatWasKept() {
-        BoundedBodyCollector collector = new BoundedBodyCollector(ByteBufAllocator.DEFAULT, 5);
+        BodyBudget budget = new BodyBudget(100);
+        BoundedBodyCollector collector = new BoundedBodyCollector(ByteBufAllocator.DEFAULT, 5, budget);
         HttpContent first = content("abc");
         collector.add(first);
 
@@ -60,6 +100,7 @@ class BoundedBodyCollectorTest {
         collector.release();
 
         assertThat(first.refCnt()).isZero();
+        assertThat(budget.held()).isZero();
     }
 
     private static HttpContent content(String text) {
