@@ -70,7 +70,9 @@ final class ObjectPaths {
         }
         Optional<String> bucketPath = S3Requests.bucketPath(resource.key().value());
         if (bucketPath.isEmpty()) {
-            return refused(Outcome.AMBIGUOUS_PATH, "DeleteObjects must target a bucket: POST /bucket?delete");
+            // An SDK left in virtual-host style sends POST /?delete with the bucket in a Host no listed domain covers.
+            return refused(Outcome.AMBIGUOUS_PATH, "DeleteObjects must target a bucket: POST /bucket?delete, path-style"
+                    + " (an S3 client in virtual-host style names the bucket in the Host instead: set forcePathStyle(true))");
         }
         return new StoreIdentity.Identified.KeysInBody(bucketPath.get());
     }

@@ -91,8 +91,13 @@ public final class ResourcePaths {
         if (pendingUtf8.position() > 0 && !flushUtf8(key, pendingUtf8)) {
             return "percent-escapes that are not valid UTF-8";
         }
-        if (octet == '/' || octet == '\\') {
-            return "an encoded '" + (char) octet + "' is read as a separator by some stores and not by others";
+        if (octet == '/') {
+            // The user never wrote %2F: S3 SDKs send a key's doubled or leading '/' so.
+            return "an encoded '/' (%2F) is read as a separator by some stores and not by others; S3 SDKs send the"
+                    + " second '/' of a key holding '//', or starting with '/', as %2F, and such keys cannot be fenced";
+        }
+        if (octet == '\\') {
+            return "an encoded '\\' is read as a separator by some stores and not by others";
         }
         if (octet < 0x20 || octet == 0x7F) {
             return "an encoded control character (" + String.format("%%%02X", octet) + ")";

@@ -56,6 +56,13 @@ class ResourcePathsTest {
         assertThat(ResourcePaths.canonicalise("/b/" + "%C3%A9".repeat(854))).isInstanceOf(ResourcePaths.PathParse.Refused.class);
     }
 
+    /** A user whose SDK wrote a key with '//' never typed %2F: the refusal says where it came from. */
+    @Test
+    void anEncodedSlashIsRefusedNamingTheKeysThatSdksSendSo() {
+        assertThat(ResourcePaths.canonicalise("/bucket/a/%2Fb")).isInstanceOfSatisfying(ResourcePaths.PathParse.Refused.class,
+                refused -> assertThat(refused.detail()).contains("%2F").contains("'//'").contains("starting with '/'"));
+    }
+
     @ParameterizedTest(name = "{0} refused ({1})")
     @MethodSource("refusals")
     void ambiguousTargetsAreRefusedWithAReason(String target, String why) {

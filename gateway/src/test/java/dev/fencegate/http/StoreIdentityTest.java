@@ -112,6 +112,14 @@ class StoreIdentityTest {
         assertThat(identity.identify("POST", "/k?delete", "logs.s3.example", null)).isInstanceOf(StoreIdentity.Identified.Refused.class);
     }
 
+    /** An SDK left in virtual-host style, with a Host no listed domain covers, sends POST /?delete: the refusal says what to set. */
+    @Test
+    void aDeleteObjectsThatNamesNoBucketPointsToPathStyle() {
+        StoreIdentity.Identified identified = KINDS.get("s3-path").identify("POST", "/?delete", "logs.store.internal", null);
+
+        assertThat(((StoreIdentity.Identified.Refused) identified).problem().detail()).contains("forcePathStyle(true)");
+    }
+
     @Test
     void aWebDavCopyNamesItsDestinationInTheRefusal() {
         StoreIdentity.Identified identified = KINDS.get("webdav").identify("COPY", "/b/x", "store", "http://store/b/y");
