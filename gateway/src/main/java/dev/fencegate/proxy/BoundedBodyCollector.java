@@ -60,9 +60,13 @@ final class BoundedBodyCollector {
         return last != null;
     }
 
-    /** The bytes so far, for parsing, read in place: no copy of the body is made. */
+    /**
+     * The bytes so far, for parsing, read in place: no copy of the body is made. The stream holds
+     * the body until it is closed, so it may be read on another thread while this collector is
+     * released.
+     */
     InputStream stream() {
-        return new ByteBufInputStream(body.duplicate());
+        return new ByteBufInputStream(body.retainedDuplicate(), true);
     }
 
     /** The whole body as one last content, trailers kept; the caller owns it from here, outside the budget. */

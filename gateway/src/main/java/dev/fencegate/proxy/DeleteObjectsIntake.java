@@ -11,7 +11,11 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * Reads a DeleteObjects request (POST /bucket?delete) far enough to fence it: its token and
@@ -69,14 +73,27 @@ final class DeleteObjectsIntake {
         return body.complete();
     }
 
-    /** One claim per distinct key, or the problem that refuses the whole request. */
-    ClaimParser.ClaimsParse claims() {
-        DeleteObjectsKeys.KeysParse keys = DeleteObjectsKeys.parse(body.stream());
-        if (keys instanceof DeleteObjectsKeys.KeysParse.Refused refused) {
-            return new ClaimParser.ClaimsParse.Refused(Problem.of(Outcome.BAD_REQUEST, refused.detail()));
-        }
-        return rules.parseAll(bucketPath, ((DeleteObjectsKeys.KeysParse.Keys) keys).keys(), tokens(head), holders(head),
-                head.headers().getAll(HeaderNames.FENCING_TOKEN_SIGNATURE));
+    /**
+     * Made on the event loop once the body is complete, run on any thread: one claim per distinct
+     * key, or the problem that refuses the whole request. It holds the body and the head's values
+     * it needs, so the request may end and release them meanwhile.
+     */
+    Supplier<ClaimParser.ClaimsParse> claimsReader() {
+        List<String> tokens = tokens(head);
+        List<String> holders = holders(head);
+        List<String> signatures = head.headers().getAll(HeaderNames.FENCING_TOKEN_SIGNATURE);
+        InputStream held = body.stream();
+        return () -> {
+            try (InputStream in = held) {
+                DeleteObjectsKeys.KeysParse keys = DeleteObjectsKeys.parse(in);
+                if (keys instanceof DeleteObjectsKeys.KeysParse.Refused refused) {
+                    return new ClaimParser.ClaimsParse.Refused(Problem.of(Outcome.BAD_REQUEST, refused.detail()));
+                }
+                return rules.parseAll(bucketPath, ((DeleteObjectsKeys.KeysParse.Keys) keys).keys(), tokens, holders, signatures);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        };
     }
 
     /** The body, unchanged, for the store; the caller owns it from here. */

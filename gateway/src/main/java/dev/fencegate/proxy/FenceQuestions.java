@@ -15,6 +15,8 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ForkJoinPool;
 
 /**
  * Asks the fence about the request a {@link ClientRequestReceiver} holds paused: one claim; a
@@ -125,12 +127,26 @@ final class FenceQuestions {
             receiver.read();
             return;
         }
-        ClaimParser.ClaimsParse claims = intake.claims();
+        receiver.enter(ClientRequestReceiver.State.CHECKING_FENCE);
+        DeleteObjectsIntake parsing = intake;
+        // Up to 8 MiB of XML takes a tenth of a second or more to read, which every other
+        // connection of this event loop would wait out: the keys are read on another thread.
+        CompletableFuture.supplyAsync(parsing.claimsReader(), ForkJoinPool.commonPool())
+                .whenComplete((claims, failure) -> ctx.executor().execute(() -> onKeysRead(parsing, claims, failure)));
+    }
+
+    private void onKeysRead(DeleteObjectsIntake parsed, ClaimParser.ClaimsParse claims, Throwable failure) {
+        if (intake != parsed || !receiver.in(ClientRequestReceiver.State.CHECKING_FENCE)) {
+            return; // the request ended meanwhile, and its body was dropped with it
+        }
+        if (failure != null) {
+            receiver.refuse(Problem.of(Outcome.BAD_REQUEST, "DeleteObjects body could not be read: " + failure));
+            return;
+        }
         if (claims instanceof ClaimParser.ClaimsParse.Refused refused) {
             receiver.refuse(refused.problem());
             return;
         }
-        receiver.enter(ClientRequestReceiver.State.CHECKING_FENCE);
         FenceBatch.check(((ClaimParser.ClaimsParse.Valid) claims).claims(), claim -> runtime.fences().check(claim, ctx.executor()),
                         decision -> ctx.executor().execute(() -> runtime.metrics().fenceDecision(decision)))
                 .thenAccept(result -> ctx.executor().execute(() -> onBatchDecision(result)));

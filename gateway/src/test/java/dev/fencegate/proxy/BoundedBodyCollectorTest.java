@@ -9,6 +9,7 @@ import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -28,8 +29,10 @@ class BoundedBodyCollectorTest {
         assertThat(collector.add(last)).isEqualTo(BoundedBodyCollector.Added.KEPT);
 
         assertThat(collector.complete()).isTrue();
-        assertThat(new String(collector.stream().readAllBytes(), StandardCharsets.US_ASCII)).isEqualTo("abcdef");
-        assertThat(new String(collector.stream().readAllBytes(), StandardCharsets.US_ASCII)).as("read in place, again").isEqualTo("abcdef");
+        try (InputStream once = collector.stream(); InputStream again = collector.stream()) {
+            assertThat(new String(once.readAllBytes(), StandardCharsets.US_ASCII)).isEqualTo("abcdef");
+            assertThat(new String(again.readAllBytes(), StandardCharsets.US_ASCII)).as("read in place, again").isEqualTo("abcdef");
+        }
         assertThat(budget.held()).isEqualTo(6);
         LastHttpContent body = collector.take();
         assertThat(budget.held()).as("handed over, out of the budget").isZero();
@@ -101,6 +104,23 @@ class BoundedBodyCollectorTest {
 
         assertThat(first.refCnt()).isZero();
         assertThat(budget.held()).isZero();
+    }
+
+    /** The keys are read on another thread, and the request may end meanwhile: the stream keeps the body until it is closed. */
+    @Test
+    void aStreamOfTheBodyOutlivesTheCollectorsReleaseUntilItIsClosed() throws IOException {
+        BoundedBodyCollector collector = new BoundedBodyCollector(ByteBufAllocator.DEFAULT, 10, new BodyBudget(100));
+        HttpContent first = content("abc");
+        collector.add(first);
+        collector.add(new DefaultLastHttpContent(Unpooled.copiedBuffer("def", StandardCharsets.US_ASCII)));
+        InputStream stream = collector.stream();
+
+        collector.release();
+        assertThat(first.refCnt()).as("still held by the stream").isPositive();
+        assertThat(new String(stream.readAllBytes(), StandardCharsets.US_ASCII)).isEqualTo("abcdef");
+
+        stream.close();
+        assertThat(first.refCnt()).isZero();
     }
 
     private static HttpContent content(String text) {
