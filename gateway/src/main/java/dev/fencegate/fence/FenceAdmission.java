@@ -159,7 +159,7 @@ public final class FenceAdmission {
         fences.raised(resource, token.value());
         if (decision instanceof FenceDecision.Admitted || decision instanceof FenceDecision.Draining) {
             // The fence is at the token now: a lower token is refused from memory naming it.
-            remembered.raisedTo(resource, token.value());
+            remembered.raisedHere(resource, token.value());
         }
         return decision;
     }
@@ -170,15 +170,24 @@ public final class FenceAdmission {
     }
 
     /**
-     * The store admitted a token below one this instance admitted before: it lost the fence (a
-     * failover to a replica that missed commits, a restore). Refuse, say so loudly, and put the
-     * fence back up.
+     * The store admitted a token below one this instance made the fence before: it lost the fence
+     * (a failover to a replica that missed commits, a restore). Refuse, say so loudly, and put the
+     * fence back up. Below one this instance only heard of (a notice that came while the claim was
+     * judged, or that no gateway sent), refuse it too, but the store lost nothing this instance
+     * knows of, and a notice is not written back: any role that may connect can send one.
      */
     private FenceDecision guardAgainstRegression(FenceDecision.Admitted admitted) {
         FenceClaim claim = admitted.claim();
-        OptionalLong highest = remembered.highest(claim.resource());
+        OptionalLong highest = remembered.made(claim.resource());
         if (highest.isEmpty() || claim.token().value() >= highest.getAsLong()) {
-            return admitted;
+            OptionalLong heard = remembered.highest(claim.resource());
+            if (heard.isEmpty() || claim.token().value() >= heard.getAsLong()) {
+                return admitted;
+            }
+            log.warn("Refusing token {} for {}, which the fence store admitted: this instance heard of a raise to {} while it"
+                    + " was judged (a notice of a raise that committed after the read began, or one no gateway sent)",
+                    claim.token(), claim.resource(), heard.getAsLong());
+            return new FenceDecision.Stale(claim, rememberedFence(claim, heard.getAsLong()));
         }
         log.error("FENCE REGRESSION for {}: the fence store held {} but this instance admitted {} before; "
                         + "refusing token {} and raising the fence back to {}", claim.resource(),

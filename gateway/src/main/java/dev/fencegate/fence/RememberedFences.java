@@ -6,16 +6,31 @@ import java.util.Map;
 import java.util.OptionalLong;
 
 /**
- * The highest token this instance admitted per resource, for the most recently used resources.
- * Every remembered token was durably recorded before it was admitted, so the fence store can
- * never rightly hold less: if it does, it lost rows, and this memory keeps the fence up.
+ * Per resource, for the most recently used resources: the highest token this instance made the
+ * fence itself (admitted, or raised for an operator), and the highest it knows of, which also
+ * counts raises it heard another instance announce and fences its refusals read.
+ *
+ * <p>A token this instance made the fence was durably recorded through its own connection before
+ * it was admitted, so the fence store can never rightly hold less: if it does, it lost rows, and
+ * this memory puts the fence back up. A token it only heard of proves nothing of the kind: any
+ * role that may connect can send a notice, and a notice can arrive while a read that started
+ * before its raise committed is still on its way back. It keeps lower writers out from memory,
+ * and is never written back to the store.
  */
 public final class RememberedFences {
 
-    /** A map entry's own cost beside its key's characters: entry, key and string objects, the token. */
-    static final int ENTRY_BYTES = 120;
+    /** A map entry's own cost beside its key's characters: entry, key and string objects, the tokens. */
+    static final int ENTRY_BYTES = 128;
 
-    private final LinkedHashMap<ResourceKey, Long> highest = new LinkedHashMap<>(1024, 0.75f, true);
+    private static final long NONE = Long.MIN_VALUE;
+
+    /** The two highest tokens of one resource; NONE where there is none. */
+    private static final class Tokens {
+        long made = NONE;
+        long known = NONE;
+    }
+
+    private final LinkedHashMap<ResourceKey, Tokens> tokens = new LinkedHashMap<>(1024, 0.75f, true);
     private final int capacity;
     private final long byteBudget;
     private long bytes;
@@ -41,33 +56,36 @@ public final class RememberedFences {
         return Runtime.getRuntime().maxMemory() / 8;
     }
 
+    /** The highest token this instance knows the fence of {@code resource} reached, however it learnt it: writers below it are stale. */
     public synchronized OptionalLong highest(ResourceKey resource) {
-        Long token = highest.get(resource);
-        return token == null ? OptionalLong.empty() : OptionalLong.of(token);
+        Tokens known = tokens.get(resource);
+        return known == null || known.known == NONE ? OptionalLong.empty() : OptionalLong.of(known.known);
+    }
+
+    /** The highest token this instance made the fence of {@code resource} itself: the store holding less lost it. */
+    public synchronized OptionalLong made(ResourceKey resource) {
+        Tokens known = tokens.get(resource);
+        return known == null || known.made == NONE ? OptionalLong.empty() : OptionalLong.of(known.made);
     }
 
     public void admitted(FenceClaim claim) {
-        raisedTo(claim.resource(), claim.token().value());
+        raisedHere(claim.resource(), claim.token().value());
+    }
+
+    /** This instance raised the fence of {@code resource} to {@code token} (for an operator, or the regression guard), and it committed. */
+    public synchronized void raisedHere(ResourceKey resource, long token) {
+        Tokens entry = entry(resource);
+        entry.made = Math.max(entry.made, token);
+        entry.known = Math.max(entry.known, token);
     }
 
     /**
-     * Another instance announced it raised the fence of {@code resource} to {@code token}: it
-     * announces only after the raise committed without a warning, so that too is durable. A writer
-     * below it is then refused here without a registration, which would hold the raise back.
+     * A notice said the fence of {@code resource} was raised to {@code token}. A writer below it is
+     * then refused here without a registration, which would hold the raise back.
      */
-    public synchronized void raisedTo(ResourceKey resource, long token) {
-        Long before = highest.get(resource);
-        if (before != null) {
-            highest.put(resource, Math.max(before, token));
-            return;
-        }
-        highest.put(resource, token);
-        bytes += cost(resource);
-        Iterator<Map.Entry<ResourceKey, Long>> eldest = highest.entrySet().iterator();
-        while ((highest.size() > capacity || bytes > byteBudget) && highest.size() > 1) {
-            bytes -= cost(eldest.next().getKey());
-            eldest.remove();
-        }
+    public synchronized void heardOf(ResourceKey resource, long token) {
+        Tokens entry = entry(resource);
+        entry.known = Math.max(entry.known, token);
     }
 
     /**
@@ -76,17 +94,37 @@ public final class RememberedFences {
      * a flood of stale writes to others must not push out the ones this instance admitted.
      */
     public synchronized void readAt(ResourceKey resource, long token) {
-        Long before = highest.get(resource);
-        if (before != null && token > before) {
-            highest.put(resource, token);
+        Tokens entry = tokens.get(resource);
+        if (entry != null) {
+            entry.known = Math.max(entry.known, token);
         }
+    }
+
+    public synchronized int size() {
+        return tokens.size();
+    }
+
+    private Tokens entry(ResourceKey resource) {
+        Tokens entry = tokens.get(resource);
+        if (entry != null) {
+            return entry;
+        }
+        entry = new Tokens();
+        tokens.put(resource, entry);
+        bytes += cost(resource);
+        Iterator<Map.Entry<ResourceKey, Tokens>> eldest = tokens.entrySet().iterator();
+        while ((tokens.size() > capacity || bytes > byteBudget) && tokens.size() > 1) {
+            Map.Entry<ResourceKey, Tokens> gone = eldest.next();
+            if (gone.getValue() == entry) {
+                break;
+            }
+            bytes -= cost(gone.getKey());
+            eldest.remove();
+        }
+        return entry;
     }
 
     private static long cost(ResourceKey resource) {
         return resource.value().length() + (long) ENTRY_BYTES;
-    }
-
-    public synchronized int size() {
-        return highest.size();
     }
 }

@@ -220,7 +220,7 @@ public final class InflightListener implements AutoCloseable {
         ResourceKey resource = new ResourceKey(payload);
         fences.heard(resource, token);
         if (token.isPresent()) {
-            remembered.raisedTo(resource, token.getAsLong());
+            remembered.heardOf(resource, token.getAsLong());
         }
     }
 

@@ -173,6 +173,43 @@ class FenceAdmissionTest {
         assertThat(store.read(KEY)).map(fence -> fence.token().value()).hasValue(10L);
     }
 
+    /**
+     * Any role that may connect can send a notice naming a token: the claim above the fence is
+     * refused while the notice is remembered, but the notice is not a fence this instance made,
+     * so it is neither written to the store nor reported as one the store lost.
+     */
+    @Test
+    void aRaiseOnlyHeardOfIsNeverWrittenToTheStoreNorTakenForALostFence() {
+        FenceAdmission admission = admission();
+        assertThat(admission.attempt(claim(10))).isInstanceOf(FenceDecision.Admitted.class);
+        remembered.heardOf(KEY, 100_000); // NOTIFY fencegate_inflight, '/jobs/7\n100000', from anyone
+
+        FenceDecision decision = admission.attempt(claim(11));
+
+        assertThat(decision).isInstanceOf(FenceDecision.Stale.class);
+        assertThat(((FenceDecision.Stale) decision).current().token().value()).isEqualTo(100_000);
+        assertThat(regressions).isEmpty();
+        assertThat(store.read(KEY)).map(fence -> fence.token().value()).as("the store's fence").hasValue(11L);
+    }
+
+    /**
+     * A notice of another instance's raise can arrive while this instance's read, begun before
+     * that raise committed, is still on its way back: the claim is refused, but the store lost
+     * nothing, and nothing is reported or raised back.
+     */
+    @Test
+    void aRaiseHeardOfWhileTheClaimWasJudgedRefusesItWithoutAnAlarm() {
+        FenceAdmission admission = admission();
+        assertThat(admission.attempt(claim(218))).isInstanceOf(FenceDecision.Admitted.class);
+        afterJudged = () -> remembered.heardOf(KEY, 219);
+
+        FenceDecision decision = admission.attempt(claim(218));
+
+        assertThat(decision).isInstanceOf(FenceDecision.Stale.class);
+        assertThat(regressions).isEmpty();
+        assertThat(store.read(KEY)).map(fence -> fence.token().value()).hasValue(218L);
+    }
+
     @Test
     void aFenceTheStoreLostIsRefusedAlsoWhenTheClaimWaitedOnAnotherInstancesExpiredRow() throws InterruptedException {
         FenceAdmission admission = admission();

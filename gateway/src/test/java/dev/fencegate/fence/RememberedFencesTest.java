@@ -10,10 +10,10 @@ class RememberedFencesTest {
     @Test
     void theLeastRecentlyUsedResourceIsForgottenPastTheCount() {
         RememberedFences remembered = new RememberedFences(2, Long.MAX_VALUE);
-        remembered.raisedTo(new ResourceKey("/b/a"), 5);
-        remembered.raisedTo(new ResourceKey("/b/b"), 6);
+        remembered.raisedHere(new ResourceKey("/b/a"), 5);
+        remembered.raisedHere(new ResourceKey("/b/b"), 6);
         remembered.highest(new ResourceKey("/b/a"));
-        remembered.raisedTo(new ResourceKey("/b/c"), 7);
+        remembered.raisedHere(new ResourceKey("/b/c"), 7);
 
         assertThat(remembered.size()).isEqualTo(2);
         assertThat(remembered.highest(new ResourceKey("/b/a"))).hasValue(5);
@@ -28,7 +28,7 @@ class RememberedFencesTest {
         RememberedFences remembered = new RememberedFences(100_000, budget);
         String longName = "k".repeat(2_500);
         for (int i = 0; i < 1_000; i++) {
-            remembered.raisedTo(new ResourceKey("/b/" + i + "-" + longName), 5);
+            remembered.raisedHere(new ResourceKey("/b/" + i + "-" + longName), 5);
         }
 
         int fits = (int) (budget / (2_500 + 8 + RememberedFences.ENTRY_BYTES));
@@ -36,9 +36,29 @@ class RememberedFencesTest {
         assertThat(remembered.highest(new ResourceKey("/b/999-" + longName))).as("the newest is kept").hasValue(5);
         assertThat(remembered.highest(new ResourceKey("/b/0-" + longName))).as("the eldest is forgotten").isEmpty();
 
-        remembered.raisedTo(new ResourceKey("/b/999-" + longName), 9);
+        remembered.raisedHere(new ResourceKey("/b/999-" + longName), 9);
         assertThat(remembered.highest(new ResourceKey("/b/999-" + longName))).as("a raise of a kept key").hasValue(9);
-        remembered.raisedTo(new ResourceKey("/b/999-" + longName), 3);
+        remembered.raisedHere(new ResourceKey("/b/999-" + longName), 3);
         assertThat(remembered.highest(new ResourceKey("/b/999-" + longName))).as("never lowered").hasValue(9);
+    }
+
+    /**
+     * A raise heard of keeps lower writers out, but only a fence this instance made itself is one
+     * the store cannot rightly hold less than: a notice may be forged, or outrun a read.
+     */
+    @Test
+    void aRaiseHeardOfIsKnownButNotMadeHere() {
+        RememberedFences remembered = new RememberedFences(100, Long.MAX_VALUE);
+        ResourceKey key = new ResourceKey("/b/k");
+        remembered.raisedHere(key, 5);
+        remembered.heardOf(key, 100);
+        remembered.readAt(key, 120);
+        remembered.heardOf(key, 7);
+
+        assertThat(remembered.highest(key)).hasValue(120);
+        assertThat(remembered.made(key)).hasValue(5);
+        remembered.heardOf(new ResourceKey("/b/heard"), 9);
+        assertThat(remembered.made(new ResourceKey("/b/heard"))).isEmpty();
+        assertThat(remembered.highest(new ResourceKey("/b/heard"))).hasValue(9);
     }
 }
