@@ -21,7 +21,8 @@ import java.util.concurrent.ForkJoinPool;
 /**
  * Asks the fence about the request a {@link ClientRequestReceiver} holds paused: one claim; a
  * multipart step's upload owner, then its claim; or every key a DeleteObjects body names, the
- * body read whole first. Runs on the client's event loop; the answers are handed back to it.
+ * body read whole first. Runs on the client's event loop, except the reading of DeleteObjects'
+ * keys; the answers are handed back to it.
  */
 final class FenceQuestions {
 
