@@ -196,23 +196,10 @@ class HeldLeaseTest {
     @Test
     void failedRenewalsAreTriedAgainAtDelaysSpreadOverAWatchdogPeriod() {
         List<Long> tries = new CopyOnWriteArrayList<>();
-        LeaseStore failing = new LeaseStore() {
-            @Override
-            public Optional<Lease> acquire(String name, String holder, Duration ttl) {
-                return Optional.of(new Lease(name, holder, 1, ttl));
-            }
-
-            @Override
-            public boolean renew(Lease lease, Duration ttl) {
-                tries.add(System.nanoTime());
-                throw new LeaseStoreException("the lease store is failing over", null);
-            }
-
-            @Override
-            public boolean release(Lease lease) {
-                return true;
-            }
-        };
+        LeaseStore failing = grantingEveryone(lease -> {
+            tries.add(System.nanoTime());
+            throw new LeaseStoreException("the lease store is failing over", null);
+        });
         long period = TIMING.watchdogPeriod().toNanos();
         try (HeldLease held = HeldLease.acquire(failing, name(), "worker-a", TIMING).orElseThrow()) {
             await().atMost(Duration.ofSeconds(10)).until(() -> tries.size() >= 12 || !held.guard().stillHeld());
@@ -233,28 +220,15 @@ class HeldLeaseTest {
     void aRenewalThatHangsStillTripsTheGuardBeforeTheLocalDeadline() {
         FakeTicker clock = new FakeTicker();
         CountDownLatch hung = new CountDownLatch(1);
-        LeaseStore hanging = new LeaseStore() {
-            @Override
-            public Optional<Lease> acquire(String name, String holder, Duration ttl) {
-                return Optional.of(new Lease(name, holder, 1, ttl));
+        LeaseStore hanging = grantingEveryone(lease -> {
+            hung.countDown();
+            try {
+                Thread.sleep(Long.MAX_VALUE);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
-
-            @Override
-            public boolean renew(Lease lease, Duration ttl) {
-                hung.countDown();
-                try {
-                    Thread.sleep(Long.MAX_VALUE);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                return false;
-            }
-
-            @Override
-            public boolean release(Lease lease) {
-                return false;
-            }
-        };
+            return false;
+        });
         try (HeldLease held = HeldLease.acquire(hanging, name(), "worker-a", TIMING, clock).orElseThrow()) {
             Work work = Work.start(held.guard());
             await().atMost(Duration.ofSeconds(20)).until(() -> hung.getCount() == 0);
@@ -270,23 +244,10 @@ class HeldLeaseTest {
     @Test
     void aRenewalSlowerThanHalfTheMarginIsLoggedBeforeItCostsTheLease() {
         FakeTicker clock = new FakeTicker();
-        LeaseStore slow = new LeaseStore() {
-            @Override
-            public Optional<Lease> acquire(String name, String holder, Duration ttl) {
-                return Optional.of(new Lease(name, holder, 1, ttl));
-            }
-
-            @Override
-            public boolean renew(Lease lease, Duration ttl) {
-                clock.advance(TIMING.margin().dividedBy(2).plusMillis(1));
-                return true;
-            }
-
-            @Override
-            public boolean release(Lease lease) {
-                return true;
-            }
-        };
+        LeaseStore slow = grantingEveryone(lease -> {
+            clock.advance(TIMING.margin().dividedBy(2).plusMillis(1));
+            return true;
+        });
         ListAppender<ILoggingEvent> log = new ListAppender<>();
         log.start();
         Logger logger = (Logger) LoggerFactory.getLogger(HeldLease.class);
@@ -301,6 +262,31 @@ class HeldLeaseTest {
     }
 
     /** A piece of work blocked on its own thread, cancelled only by an interrupt from the guard. */
+    /** How a store {@link #grantingEveryone} answers a renewal. */
+    private interface Renewal {
+        boolean renew(Lease lease);
+    }
+
+    /** A lease store that grants token 1 to every acquirer, renews as {@code renewal} says, and releases anything. */
+    private static LeaseStore grantingEveryone(Renewal renewal) {
+        return new LeaseStore() {
+            @Override
+            public Optional<Lease> acquire(String name, String holder, Duration ttl) {
+                return Optional.of(new Lease(name, holder, 1, ttl));
+            }
+
+            @Override
+            public boolean renew(Lease lease, Duration ttl) {
+                return renewal.renew(lease);
+            }
+
+            @Override
+            public boolean release(Lease lease) {
+                return true;
+            }
+        };
+    }
+
     private static final class Work {
         final AtomicLong interruptedAt = new AtomicLong();
         final CountDownLatch interrupted = new CountDownLatch(1);
