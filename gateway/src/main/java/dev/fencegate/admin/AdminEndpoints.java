@@ -1,6 +1,7 @@
 package dev.fencegate.admin;
 
 import dev.fencegate.http.ClaimRules;
+import dev.fencegate.observability.ClientText;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
@@ -56,7 +57,7 @@ public final class AdminEndpoints {
             case "/livez" -> AdminResponse.text(200, "alive");
             case "/readyz" -> AdminResponse.text(readiness.ready() ? 200 : 503, readiness.describe());
             case "/metrics" -> new AdminResponse(200, PROMETHEUS_TEXT, registry.scrape().getBytes(StandardCharsets.UTF_8));
-            default -> AdminResponse.text(404, "not found: " + request.rawPath());
+            default -> AdminResponse.text(404, "not found: " + ClientText.shown(request.rawPath()));
         };
     }
 

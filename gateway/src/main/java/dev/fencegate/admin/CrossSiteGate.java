@@ -4,8 +4,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Keeps web pages away from the fence endpoints. With no admin token (the loopback default) a
@@ -21,7 +19,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class CrossSiteGate {
 
-    private static final Logger audit = LoggerFactory.getLogger("fencegate.audit");
     /** Types a page may send cross-site without asking first (the CORS-safelisted request types). */
     private static final Set<String> FORM_TYPES = Set.of("application/x-www-form-urlencoded", "multipart/form-data", "text/plain");
 
@@ -43,15 +40,12 @@ public final class CrossSiteGate {
         this.tokenRequired = tokenRequired;
     }
 
-    /** Why the request is refused, or empty when it may go on to the endpoints. */
+    /** Why the request is refused, or empty when it may go on to the endpoints; the caller logs it. */
     public Optional<AdminResponse> refusal(String method, String rawPath, Signals signals) {
         if (!rawPath.startsWith(FenceRoutes.PREFIX)) {
             return Optional.empty();
         }
-        Optional<AdminResponse> refusal = judge(method, signals);
-        refusal.ifPresent(refused -> audit.warn("admin request refused as coming from a web page: {} {} ({})", method, rawPath,
-                new String(refused.body(), java.nio.charset.StandardCharsets.UTF_8)));
-        return refusal;
+        return judge(method, signals);
     }
 
     private Optional<AdminResponse> judge(String method, Signals signals) {

@@ -8,6 +8,8 @@ import dev.fencegate.fence.Holder;
 import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.http.ClaimRules;
 import dev.fencegate.http.FencingHeaders;
+import dev.fencegate.observability.ClientText;
+import dev.fencegate.observability.RefusalLog;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -29,6 +31,8 @@ final class FenceRoutes {
     private static final long FIRST_RETRY_MILLIS = 2;
     private static final long MAX_RETRY_MILLIS = 100;
     private static final Logger audit = LoggerFactory.getLogger("fencegate.audit");
+    /** Refusals of requests without the token: whoever can connect sends those, as fast as they like. */
+    private final RefusalLog refusals = new RefusalLog(audit);
 
     private final FenceAdmin fences;
     private final AdminAuth auth;
@@ -52,8 +56,8 @@ final class FenceRoutes {
 
     AdminResponse handle(AdminRequest request) {
         if (!auth.permits(request)) {
-            audit.warn("admin request refused from {}: {} {} without a valid bearer token", request.remoteAddress(),
-                    request.method(), request.rawPath());
+            refusals.warn("admin request refused from " + request.remoteAddress() + ": " + ClientText.shown(request.method())
+                    + " " + ClientText.shown(request.rawPath()) + " without a valid bearer token");
             return AdminResponse.json(401, Map.of("error", "authorization: missing or wrong (expected: Bearer <admin token>)"))
                     .withHeader("WWW-Authenticate", "Bearer realm=\"fencegate-admin\"");
         }

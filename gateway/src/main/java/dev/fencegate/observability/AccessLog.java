@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.fencegate.config.AccessLogFormat;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -85,13 +86,20 @@ public final class AccessLog {
         }
     }
 
+    /**
+     * The target without its query, where presigned URLs carry credentials, nor the user and
+     * password an absolute-form target may carry before its host (such a request is refused, but logged).
+     */
     private static String withoutQuery(String path) {
         if (path == null) {
             return null;
         }
         int query = path.indexOf('?');
-        return query < 0 ? path : path.substring(0, query);
+        String bare = query < 0 ? path : path.substring(0, query);
+        return USER_INFO.matcher(bare).replaceFirst("$1");
     }
+
+    private static final Pattern USER_INFO = Pattern.compile("^([A-Za-z][A-Za-z0-9+.-]*://)[^/@]*@");
 
     private static void putIfPresent(ObjectNode line, String name, Long value) {
         if (value != null) {

@@ -5,6 +5,8 @@ import dev.fencegate.admin.AdminRequest;
 import dev.fencegate.admin.AdminResponse;
 import dev.fencegate.admin.CrossSiteGate;
 import dev.fencegate.config.HostPort;
+import dev.fencegate.observability.ClientText;
+import dev.fencegate.observability.RefusalLog;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -28,12 +30,14 @@ import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutorGroup;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,6 +54,15 @@ public final class AdminServer implements AutoCloseable {
      * those calls run on threads of their own, so probes and scrapes are never held behind them.
      */
     private static final int FENCE_THREADS = 4;
+    /**
+     * Answers a connection may have outstanding, not yet taken by its socket; one more request
+     * closes it. A client that pipelines scrapes and reads none of the answers would otherwise
+     * have the gateway hold every metrics text it asked for, until the heap ran out.
+     */
+    static final int MOST_UNANSWERED = 4;
+    /** Connections the admin port takes at once, at most: probes and scrapers need a few. */
+    public static final int MOST_CONNECTIONS = 256;
+    private static final Logger audit = LoggerFactory.getLogger("fencegate.audit");
 
     private final EventLoopGroup group;
     private final EventExecutorGroup handlers;
@@ -67,14 +80,18 @@ public final class AdminServer implements AutoCloseable {
         return start(listen, endpoints, ConnectionBounds.defaults());
     }
 
-    /** The same idle timeout, head deadline and connection cap as the data port, counted apart from it. */
+    /**
+     * The same idle timeout and head deadline as the data port, and its connection cap up to
+     * {@link #MOST_CONNECTIONS}, counted apart from it.
+     */
     public static AdminServer start(HostPort listen, AdminEndpoints endpoints, ConnectionBounds bounds) throws InterruptedException {
         Transport transport = Transport.best();
         EventLoopGroup group = transport.newGroup(1);
         EventExecutorGroup handlers = new DefaultEventExecutorGroup(HANDLER_THREADS, new DefaultThreadFactory("admin-handler", true));
         ExecutorService fenceWork = Executors.newFixedThreadPool(FENCE_THREADS, new DefaultThreadFactory("admin-fences", true));
-        ConnectionLimit connections = new ConnectionLimit(bounds.maxConnections());
+        ConnectionLimit connections = new ConnectionLimit(Math.min(bounds.maxConnections(), MOST_CONNECTIONS));
         CrossSiteGate gate = new CrossSiteGate(listen.host(), endpoints.requiresToken());
+        RefusalLog crossSite = new RefusalLog(audit);
         Channel channel = new ServerBootstrap()
                 .group(group)
                 .channel(transport.serverChannel())
@@ -88,7 +105,7 @@ public final class AdminServer implements AutoCloseable {
                         ch.pipeline().addLast(new IdleStateHandler(bounds.idleTimeout().toMillis(), 0, 0, TimeUnit.MILLISECONDS),
                                 headDeadline.bytes(), new HttpServerCodec(), headDeadline.heads(),
                                 new HttpObjectAggregator(MAX_ADMIN_REQUEST), new AdminTimeoutReplies());
-                        ch.pipeline().addLast(handlers, new AdminHandler(endpoints, gate, fenceWork));
+                        ch.pipeline().addLast(handlers, new AdminHandler(endpoints, gate, crossSite, fenceWork));
                     }
                 })
                 .bind(listen.host(), listen.port())
@@ -116,34 +133,46 @@ public final class AdminServer implements AutoCloseable {
     private static final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         private final AdminEndpoints endpoints;
         private final CrossSiteGate gate;
+        private final RefusalLog crossSite;
         private final Executor fenceWork;
         /** The connection's answers go out in the order its requests came, as HTTP/1.1 wants. */
         private CompletableFuture<Void> previous = CompletableFuture.completedFuture(null);
+        /** Requests read and not yet answered into the socket; the count drops on the event loop. */
+        private final AtomicInteger unanswered = new AtomicInteger();
 
-        AdminHandler(AdminEndpoints endpoints, CrossSiteGate gate, Executor fenceWork) {
+        AdminHandler(AdminEndpoints endpoints, CrossSiteGate gate, RefusalLog crossSite, Executor fenceWork) {
             this.endpoints = endpoints;
             this.gate = gate;
+            this.crossSite = crossSite;
             this.fenceWork = fenceWork;
         }
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+            if (unanswered.incrementAndGet() > MOST_UNANSWERED) {
+                log.debug("admin connection {} closed: more than {} requests unanswered", ctx.channel().remoteAddress(), MOST_UNANSWERED);
+                ctx.channel().close();
+                return;
+            }
             boolean keepAlive = HttpUtil.isKeepAlive(request) && request.decoderResult().isSuccess();
             Supplier<AdminResponse> answer;
             if (request.decoderResult().isSuccess()) {
                 String rawPath = new QueryStringDecoder(request.uri()).rawPath();
-                Optional<AdminResponse> refused = gate.refusal(request.method().name(), rawPath, signals(request));
                 AdminRequest asked = adminRequest(ctx, request);
+                Optional<AdminResponse> refused = gate.refusal(request.method().name(), rawPath, signals(request));
+                refused.ifPresent(response -> crossSite.warn("admin request refused from " + asked.remoteAddress()
+                        + " as coming from a web page: " + ClientText.shown(asked.method()) + " " + ClientText.shown(rawPath)
+                        + " (" + ClientText.shown(new String(response.body(), StandardCharsets.UTF_8)) + ")"));
                 answer = () -> refused.orElseGet(() -> endpoints.handle(asked));
                 if (refused.isEmpty() && endpoints.mayBlock(rawPath)) {
                     previous = closeOnFailure(ctx, previous.thenApplyAsync(ignored -> answered(answer), fenceWork)
-                            .thenAcceptAsync(response -> write(ctx, response, keepAlive), ctx.executor()));
+                            .thenAcceptAsync(response -> write(ctx, response, keepAlive, unanswered), ctx.executor()));
                     return;
                 }
             } else {
                 answer = () -> AdminResponse.text(400, "malformed request");
             }
-            previous = closeOnFailure(ctx, previous.thenRun(() -> write(ctx, answered(answer), keepAlive)));
+            previous = closeOnFailure(ctx, previous.thenRun(() -> write(ctx, answered(answer), keepAlive, unanswered)));
         }
 
         /**
@@ -168,14 +197,18 @@ public final class AdminServer implements AutoCloseable {
             }
         }
 
-        private static void write(ChannelHandlerContext ctx, AdminResponse answer, boolean keepAlive) {
+        /** Writes {@code answer}; {@code unanswered} drops once the socket has taken it. */
+        private static void write(ChannelHandlerContext ctx, AdminResponse answer, boolean keepAlive, AtomicInteger unanswered) {
             FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                     HttpResponseStatus.valueOf(answer.status()), Unpooled.wrappedBuffer(answer.body()));
             response.headers().set(HttpHeaderNames.CONTENT_TYPE, answer.contentType());
+            // A 404 names the path asked for: no browser is to read it as anything but its type says.
+            response.headers().set("X-Content-Type-Options", "nosniff");
             answer.headers().forEach(response.headers()::set);
             HttpUtil.setContentLength(response, answer.body().length);
             HttpUtil.setKeepAlive(response, keepAlive);
             var written = ctx.writeAndFlush(response);
+            written.addListener(done -> unanswered.decrementAndGet());
             if (!keepAlive) {
                 written.addListener(ChannelFutureListener.CLOSE);
             }

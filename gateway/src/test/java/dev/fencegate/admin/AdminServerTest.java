@@ -12,13 +12,17 @@ import dev.fencegate.fence.InMemoryFenceStore;
 import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.http.ClaimRules;
 import dev.fencegate.proxy.AdminServer;
+import dev.fencegate.proxy.ConnectionBounds;
 import dev.fencegate.testing.RawHttp;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -135,6 +139,59 @@ class AdminServerTest {
             String answered = raw.send("GET /fences/%2Fb%2Fk HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
                     + "GET /livez HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").readToClose();
             assertThat(answered).as("nothing answered before the close").isEmpty();
+        }
+    }
+
+    /**
+     * Anyone who can reach the port may scrape it: a client that pipelines scrapes and reads none
+     * of the answers used to have the gateway hold every metrics text it asked for, until the heap
+     * ran out. Past a few requests unanswered, its connection is closed.
+     */
+    @Test
+    void aClientThatPipelinesScrapesAndReadsNoneIsDisconnected() throws Exception {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        for (int i = 0; i < 1_000; i++) {
+            registry.counter("fencegate_test_series", "n", Integer.toString(i)).increment();
+        }
+        try (AdminServer server = AdminServer.start(new HostPort("127.0.0.1", 0), new AdminEndpoints(new Readiness(),
+                registry, FenceAdmin.over(store), AdminAuth.loopbackOnly(), ClaimRules.plain()));
+             Socket socket = new Socket()) {
+            socket.setReceiveBufferSize(4 * 1024);
+            socket.connect(new InetSocketAddress("127.0.0.1", server.port()));
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".repeat(100)
+                    .getBytes(StandardCharsets.US_ASCII));
+            Thread.sleep(1_000); // reading nothing meanwhile
+
+            String received = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+            int answers = received.split("HTTP/1.1 200", -1).length - 1;
+            assertThat(answers).as("answers before the close").isLessThan(100);
+            assertThat(send(server, "GET", "/livez", null).statusCode()).as("the port serves others").isEqualTo(200);
+        }
+    }
+
+    /** Probes and scrapers need a few connections; the data port's cap of thousands would let a flood take the heap. */
+    @Test
+    void theAdminPortTakesAtMostItsOwnCapOfConnectionsWhateverTheDataPortsCap() throws Exception {
+        List<RawHttp> held = new ArrayList<>();
+        try (AdminServer server = AdminServer.start(new HostPort("127.0.0.1", 0), new AdminEndpoints(new Readiness(),
+                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), FenceAdmin.over(store), AdminAuth.loopbackOnly(),
+                ClaimRules.plain()), new ConnectionBounds(Duration.ofSeconds(30), Duration.ofSeconds(10), 10_000))) {
+            for (int i = 0; i < AdminServer.MOST_CONNECTIONS; i++) {
+                RawHttp raw = RawHttp.connect(server.port());
+                raw.timeout(5_000);
+                held.add(raw);
+            }
+            assertThat(RawHttp.status(held.get(held.size() - 1).send("GET /livez HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                    .readResponse())).as("the last within the cap").isEqualTo(200);
+            try (RawHttp extra = RawHttp.connect(server.port())) {
+                extra.timeout(5_000);
+                assertThat(extra.closedByPeer()).as("one past the cap").isTrue();
+            }
+        } finally {
+            for (RawHttp raw : held) {
+                raw.close();
+            }
         }
     }
 

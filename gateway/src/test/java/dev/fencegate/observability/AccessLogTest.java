@@ -71,6 +71,17 @@ class AccessLogTest {
         assertThat(message).doesNotContain("abc123").doesNotContain("AKIA").doesNotContain("\"token\"");
     }
 
+    /** An absolute-form target is refused, but logged: the user and password before its host are not. */
+    @Test
+    void theUserAndPasswordOfAnAbsoluteTargetAreNeverLogged() throws IOException {
+        new AccessLog(logger, true, CLOCK).record(new AccessLog.Entry("GET", "http://u:secret@h/b/k?sig=1",
+                "bad-request", 400, null, null, null, null, Duration.ofMillis(2), Duration.ofMillis(2)));
+
+        String message = captured.list.get(0).getFormattedMessage();
+        assertThat(JSON.readTree(message).get("path").asText()).isEqualTo("http://h/b/k");
+        assertThat(message).doesNotContain("secret");
+    }
+
     @Test
     void offLogsNothing() {
         AccessLog log = AccessLog.of(AccessLogFormat.OFF);
