@@ -137,7 +137,9 @@ public final class FenceStoreMonitor implements AutoCloseable {
                 readiness.migrated();
             }
             try (Connection connection = database.dataSource().getConnection()) {
-                clock.readWith(connection, "(SELECT 1 FROM fence LIMIT 1)");
+                // Both tables every write may need: a lock held on either (a migration rebuilding its
+                // keys, say) refuses fence-changing writes, so it must make the instance unready too.
+                clock.readWith(connection, "(SELECT 1 FROM fence LIMIT 1), (SELECT 1 FROM fence_inflight LIMIT 1)");
                 // Every check, not only each new connection: behind a connection pooler the server can
                 // change under a connection that stays open.
                 history.verify(connection);

@@ -37,6 +37,28 @@ class FenceStoreMonitorTest {
     }
 
     /**
+     * A lock on either table a write needs (a migration rebuilding keys, an operator's
+     * transaction) refuses the writes that must reach the database: readiness says so too, and
+     * comes back when the lock goes.
+     */
+    @Test
+    void aLockOnEitherTableWritesNeedMakesTheInstanceUnreadyUntilItGoes() throws SQLException {
+        readiness.serving();
+        monitor.start(Duration.ofMillis(200), Duration.ofMillis(500));
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(readiness::ready);
+        for (String table : List.of("fence", "fence_inflight")) {
+            try (Connection blocking = database.dataSource().getConnection(); Statement statement = blocking.createStatement()) {
+                blocking.setAutoCommit(false);
+                statement.execute("LOCK TABLE " + table + " IN ACCESS EXCLUSIVE MODE");
+                Awaitility.await(table + " locked").atMost(Duration.ofSeconds(10)).until(() -> !readiness.ready());
+                assertThat(readiness.describe()).as(table).contains("fence store unreachable");
+                blocking.rollback();
+            }
+            Awaitility.await(table + " unlocked").atMost(Duration.ofSeconds(10)).until(readiness::ready);
+        }
+    }
+
+    /**
      * A commit can wait, as for a synchronous standby that answers late: the history guard's
      * commit waits on a thread of its own, and the checks, readiness and the naming's confirmation
      * (which writes would be refused without) go on meanwhile.
