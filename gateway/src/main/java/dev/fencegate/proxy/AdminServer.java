@@ -92,25 +92,30 @@ public final class AdminServer implements AutoCloseable {
         ConnectionLimit connections = new ConnectionLimit(Math.min(bounds.maxConnections(), MOST_CONNECTIONS));
         CrossSiteGate gate = new CrossSiteGate(listen.host(), endpoints.requiresToken());
         RefusalLog crossSite = new RefusalLog(audit);
-        Channel channel = new ServerBootstrap()
-                .group(group)
-                .channel(transport.serverChannel())
-                .childHandler(new ChannelInitializer<Channel>() {
-                    @Override
-                    protected void initChannel(Channel ch) {
-                        if (!connections.admit(ch)) {
-                            return;
+        Channel channel;
+        try {
+            channel = ListenAddresses.bind(new ServerBootstrap()
+                    .group(group)
+                    .channel(transport.serverChannel())
+                    .childHandler(new ChannelInitializer<Channel>() {
+                        @Override
+                        protected void initChannel(Channel ch) {
+                            if (!connections.admit(ch)) {
+                                return;
+                            }
+                            HeadDeadline headDeadline = new HeadDeadline(bounds.headTimeout());
+                            ch.pipeline().addLast(new IdleStateHandler(bounds.idleTimeout().toMillis(), 0, 0, TimeUnit.MILLISECONDS),
+                                    headDeadline.bytes(), new HttpServerCodec(), headDeadline.heads(),
+                                    new HttpObjectAggregator(MAX_ADMIN_REQUEST), new AdminTimeoutReplies());
+                            ch.pipeline().addLast(handlers, new AdminHandler(endpoints, gate, crossSite, fenceWork));
                         }
-                        HeadDeadline headDeadline = new HeadDeadline(bounds.headTimeout());
-                        ch.pipeline().addLast(new IdleStateHandler(bounds.idleTimeout().toMillis(), 0, 0, TimeUnit.MILLISECONDS),
-                                headDeadline.bytes(), new HttpServerCodec(), headDeadline.heads(),
-                                new HttpObjectAggregator(MAX_ADMIN_REQUEST), new AdminTimeoutReplies());
-                        ch.pipeline().addLast(handlers, new AdminHandler(endpoints, gate, crossSite, fenceWork));
-                    }
-                })
-                .bind(listen.host(), listen.port())
-                .sync()
-                .channel();
+                    }), "--admin-listen", listen);
+        } catch (RuntimeException | InterruptedException e) {
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            fenceWork.shutdownNow();
+            handlers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            throw e;
+        }
         return new AdminServer(group, handlers, fenceWork, channel);
     }
 

@@ -106,17 +106,14 @@ public final class GatewayServer implements AutoCloseable {
                     claims.identity().storeGetsTheClientsHost() ? Optional.empty() : Optional.of(StoreHost.Upstream.of(config)),
                     config.upstreamTimeout().toMillis(), uploads);
             InFlightRequests inFlight = new InFlightRequests();
-            Channel channel = new ServerBootstrap()
+            Channel channel = ListenAddresses.bind(new ServerBootstrap()
                     .group(group)
                     .channel(transport.serverChannel())
                     .option(ChannelOption.SO_BACKLOG, 1024)
                     .childOption(ChannelOption.AUTO_READ, false)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
-                    .childHandler(inFlight.around(new ClientChannelInitializer(config, runtime)))
-                    .bind(config.listen().host(), config.listen().port())
-                    .sync()
-                    .channel();
+                    .childHandler(inFlight.around(new ClientChannelInitializer(config, runtime))), "--listen", config.listen());
             log.info("Data port listening on {} ({}, {} transport, {} I/O threads), store {}",
                     channel.localAddress(), spoken(config.tls()), transport.name(), config.ioThreads(), config.upstream());
             return new GatewayServer(group, channel, inFlight, connections);

@@ -1,6 +1,9 @@
 package dev.fencegate.proxy;
 
 import dev.fencegate.config.HostPort;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -13,6 +16,21 @@ import java.net.ServerSocket;
 public final class ListenAddresses {
 
     private ListenAddresses() {
+    }
+
+    /**
+     * Binds {@code bootstrap} to {@code address}. A port another process took since
+     * {@link #requireFree} found it free is a bad setting named as that one is, not a stack trace.
+     *
+     * @throws IllegalArgumentException naming {@code setting} when the address cannot be listened on
+     */
+    static Channel bind(ServerBootstrap bootstrap, String setting, HostPort address) throws InterruptedException {
+        ChannelFuture bound = bootstrap.bind(address.host(), address.port()).await();
+        if (!bound.isSuccess()) {
+            throw new IllegalArgumentException(setting + ": " + address + " (expected an address this process can listen on: "
+                    + bound.cause().getMessage() + "; another process took it while this gateway started)", bound.cause());
+        }
+        return bound.channel();
     }
 
     /**

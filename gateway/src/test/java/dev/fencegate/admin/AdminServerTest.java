@@ -1,6 +1,7 @@
 package dev.fencegate.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencegate.config.HostPort;
 import dev.fencegate.config.OperationsConfig;
@@ -16,7 +17,9 @@ import dev.fencegate.proxy.ConnectionBounds;
 import dev.fencegate.testing.RawHttp;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -192,6 +195,23 @@ class AdminServerTest {
             for (RawHttp raw : held) {
                 raw.close();
             }
+        }
+    }
+
+    /**
+     * The start checks its ports are free before it touches the fence database, but another
+     * process can take one after that: the start then stops on the same one-line bad setting, not
+     * a stack trace.
+     */
+    @Test
+    void aPortTakenAfterTheStartCheckedItIsABadSettingNamingTheFlag() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            HostPort address = new HostPort("127.0.0.1", taken.getLocalPort());
+            assertThatThrownBy(() -> AdminServer.start(address, new AdminEndpoints(new Readiness(),
+                    new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), FenceAdmin.over(store), AdminAuth.loopbackOnly(),
+                    ClaimRules.plain()))).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("--admin-listen: " + address + " (expected an address this process can listen on")
+                    .hasMessageContaining("in use").hasMessageContaining("took it while this gateway started");
         }
     }
 
