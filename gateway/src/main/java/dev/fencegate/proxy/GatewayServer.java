@@ -153,6 +153,7 @@ public final class GatewayServer implements AutoCloseable {
      */
     public void close(Duration drain) {
         serverChannel.close().syncUninterruptibly();
+        inFlight.draining();
         long deadline = System.nanoTime() + drain.toNanos();
         try {
             while (inFlight.count() > 0 && deadline - System.nanoTime() > 0) {

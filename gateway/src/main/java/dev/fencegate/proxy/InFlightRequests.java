@@ -2,6 +2,7 @@ package dev.fencegate.proxy;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
@@ -9,6 +10,7 @@ import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AttributeKey;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,10 +24,23 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class InFlightRequests extends ChannelDuplexHandler {
 
     private static final AttributeKey<Boolean> ANSWERING = AttributeKey.valueOf("fencegate.answering");
+    /** An answer written while draining that would have kept its connection: it is closed once the answer is out. */
+    private static final AttributeKey<Boolean> CLOSE_AFTER = AttributeKey.valueOf("fencegate.close-after-answer");
     private final AtomicInteger count = new AtomicInteger();
+    private volatile boolean draining;
 
     int count() {
         return count.get();
+    }
+
+    /**
+     * The gateway is stopping: each answer from now on says {@code Connection: close} and its
+     * connection is closed once it is out, so a client sends its next request on a new connection,
+     * which is refused plainly, rather than on this one as it closes, where it cannot tell whether
+     * a write it sent was taken.
+     */
+    void draining() {
+        draining = true;
     }
 
     /** Sits just before the receiver: it sees the requests it gets and every answer it writes. */
@@ -55,9 +70,17 @@ final class InFlightRequests extends ChannelDuplexHandler {
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         boolean informational = msg instanceof HttpResponse response
                 && response.status().codeClass() == HttpStatusClass.INFORMATIONAL;
+        if (draining && !informational && msg instanceof HttpResponse response && HttpUtil.isKeepAlive(response)) {
+            // An answer that closes its connection anyway does so its own way (lingering, say).
+            HttpUtil.setKeepAlive(response, false);
+            ctx.channel().attr(CLOSE_AFTER).set(true);
+        }
         if (msg instanceof LastHttpContent && !informational) {
             ChannelPromise written = promise.unvoid();
             written.addListener(done -> answered(ctx.channel()));
+            if (Boolean.TRUE.equals(ctx.channel().attr(CLOSE_AFTER).getAndSet(false))) {
+                written.addListener(ChannelFutureListener.CLOSE);
+            }
             ctx.write(msg, written);
         } else {
             ctx.write(msg, promise);

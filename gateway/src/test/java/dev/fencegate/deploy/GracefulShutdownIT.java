@@ -62,6 +62,8 @@ class GracefulShutdownIT {
 
             assertThat(notReadyBeforeTheWriteFinished).as("/readyz stopped answering 200 while the write was in flight").isTrue();
             assertThat(response.statusCode()).as("the in-flight write's answer\n%s", gateway.output()).isBetween(200, 299);
+            // Its client sends its next request on a new connection, refused plainly, not on this one as it closes.
+            assertThat(response.headers().firstValue("connection")).as("an answer while draining").hasValue("close");
             assertThat(store.object("/drain/report.csv")).hasValueSatisfying(
                     bytes -> assertThat(new String(bytes, StandardCharsets.UTF_8)).isEqualTo(BODY));
             assertThat(exited).as("exited within %s of SIGTERM\n%s", DRAIN_DEADLINE, gateway.output()).isTrue();
