@@ -25,8 +25,7 @@ public record EffectiveSettings(ConfigFile file, Map<Setting, SettingValue> valu
      * @param flags what the command line set
      * @param env   the process environment; an empty variable counts as unset, as {@code ${VAR:-default}} does,
      *              except for a setting that {@linkplain Setting#refusesEmpty refuses an empty value}
-     * @param file  the config file; a key written with no value ({@code db-user:}) counts as unset too,
-     *              with the same exception, so the file and the environment read a blank alike
+     * @param file  the config file; a key written with no value ({@code db-user:}) is refused when read
      */
     public static EffectiveSettings resolve(Map<Setting, String> flags, Map<String, String> env, ConfigFile file) {
         Map<Setting, SettingValue> values = new EnumMap<>(Setting.class);
@@ -37,7 +36,7 @@ public record EffectiveSettings(ConfigFile file, Map<Setting, SettingValue> valu
                 value = new SettingValue(setting, flags.get(setting), SettingValue.Source.FLAG, setting.flag());
             } else if (fromEnv != null && (!fromEnv.isEmpty() || setting.refusesEmpty())) {
                 value = new SettingValue(setting, fromEnv, SettingValue.Source.ENV, setting.variable());
-            } else if (file.values().containsKey(setting) && (!file.values().get(setting).isEmpty() || setting.refusesEmpty())) {
+            } else if (file.values().containsKey(setting)) {
                 value = new SettingValue(setting, file.values().get(setting), SettingValue.Source.FILE, file.origin(setting));
             } else {
                 value = new SettingValue(setting, setting.defaultValue(), SettingValue.Source.DEFAULT, "built-in default");
@@ -64,6 +63,19 @@ public record EffectiveSettings(ConfigFile file, Map<Setting, SettingValue> valu
         if (setting.refusesEmpty() && value.source() != SettingValue.Source.DEFAULT && value.value().isEmpty()) {
             throw new IllegalArgumentException(setting.flag() + ": given empty (expected a value; leave the setting out"
                     + " to mean none, since an empty value is most often a variable that was not set)" + value.blame());
+        }
+        return given(value);
+    }
+
+    /**
+     * A key in the file left without a value is refused, not read as the default: a template
+     * that rendered an unset variable as nothing would otherwise switch a deployment to the
+     * default database, schema or store kind without a word.
+     */
+    private static String given(SettingValue value) {
+        if (value.source() == SettingValue.Source.FILE && value.value().isEmpty()) {
+            throw new IllegalArgumentException(value.setting().flag() + ": given empty (expected a value; remove the key"
+                    + " to use the default)" + value.blame());
         }
         return value.value();
     }
@@ -118,8 +130,9 @@ public record EffectiveSettings(ConfigFile file, Map<Setting, SettingValue> valu
 
     private <T> T convert(Setting setting, Function<String, T> parse) {
         SettingValue value = values.get(setting);
+        String given = given(value);
         try {
-            return parse.apply(value.value());
+            return parse.apply(given);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(setting.flag() + ": " + e.getMessage() + value.blame(), e);
         }

@@ -80,19 +80,22 @@ class ConfigLayeringTest {
     }
 
     /**
-     * A key left without a value in the file counts as unset, as an empty variable does: it used to
-     * pass check-config as an empty user and fail only when the start connected.
+     * A key left without a value in the file is refused, naming the key and the file: read as the
+     * default, a template that rendered an unset variable as nothing would switch a deployment to
+     * the default database, schema or store kind without a word. It used to pass check-config as
+     * an empty value and fail only when the start connected.
      */
     @Test
-    void aKeyWithoutAValueInTheFileCountsAsUnsetAsAnEmptyVariableDoes() throws IOException {
-        Path file = file("db-user:\ndb-schema: ''\nupstream: http://store:9000\n");
+    void aKeyWithoutAValueInTheFileIsRefusedNamingTheKeyAndTheFile() throws IOException {
+        for (String key : List.of("db-user", "db-url", "db-schema", "store-kind", "virtual-host-domains", "db-pool-size")) {
+            Path file = file("upstream: http://store:9000\n" + key + ":\n");
 
-        EffectiveSettings settings = settingsOf(Map.of(), "--config", file.toString());
+            Throwable refused = catchThrowable(() -> GatewayConfigReader.read(settingsOf(Map.of(), "--config", file.toString())));
 
-        assertThat(settings.get(Setting.DB_USER).value()).isEqualTo(Setting.DB_USER.defaultValue());
-        assertThat(settings.get(Setting.DB_USER).source()).isEqualTo(SettingValue.Source.DEFAULT);
-        assertThat(settings.get(Setting.DB_SCHEMA).value()).isEqualTo(Setting.DB_SCHEMA.defaultValue());
-        assertThat(GatewayConfigReader.read(settings).database().user()).isEqualTo("postgres");
+            assertThat(refused).as(key).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("--" + key + ": given empty").hasMessageContaining("remove the key")
+                    .hasMessageContaining(key + " in " + file);
+        }
     }
 
     /** YAML 1.1 reads a bare off as false; the file means the word it shows. */
