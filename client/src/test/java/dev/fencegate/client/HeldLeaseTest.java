@@ -261,7 +261,6 @@ class HeldLeaseTest {
         }
     }
 
-    /** A piece of work blocked on its own thread, cancelled only by an interrupt from the guard. */
     /** How a store {@link #grantingEveryone} answers a renewal. */
     private interface Renewal {
         boolean renew(Lease lease);
@@ -287,6 +286,7 @@ class HeldLeaseTest {
         };
     }
 
+    /** A piece of work blocked on its own thread, cancelled only by an interrupt from the guard. */
     private static final class Work {
         final AtomicLong interruptedAt = new AtomicLong();
         final CountDownLatch interrupted = new CountDownLatch(1);

@@ -170,15 +170,16 @@ public final class FenceAdmission {
     }
 
     /**
-     * The store admitted a token below one this instance made the fence before: it lost the fence
-     * (a failover to a replica that missed commits, a restore). Refuse, say so loudly, and put the
-     * fence back up. Below one this instance only heard of (a notice that came while the claim was
-     * judged, or that no gateway sent), refuse it too, but the store lost nothing this instance
-     * knows of, and a notice is not written back: any role that may connect can send one.
+     * The store admitted a token below a fence this instance confirmed before (admitted, raised, or
+     * read through its own connection): it lost the fence (a failover to a replica that missed
+     * commits, a restore). Refuse, say so loudly, and put the fence back up. Below one this
+     * instance only heard of (a notice that came while the claim was judged, or that no gateway
+     * sent), refuse it too, but the store lost nothing this instance knows of, and a notice is not
+     * written back: any role that may connect can send one.
      */
     private FenceDecision guardAgainstRegression(FenceDecision.Admitted admitted) {
         FenceClaim claim = admitted.claim();
-        OptionalLong highest = remembered.made(claim.resource());
+        OptionalLong highest = remembered.confirmed(claim.resource());
         if (highest.isEmpty() || claim.token().value() >= highest.getAsLong()) {
             OptionalLong heard = remembered.highest(claim.resource());
             if (heard.isEmpty() || claim.token().value() >= heard.getAsLong()) {

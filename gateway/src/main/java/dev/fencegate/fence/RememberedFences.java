@@ -6,16 +6,16 @@ import java.util.Map;
 import java.util.OptionalLong;
 
 /**
- * Per resource, for the most recently used resources: the highest token this instance made the
- * fence itself (admitted, or raised for an operator), and the highest it knows of, which also
- * counts raises it heard another instance announce and fences its refusals read.
+ * Per resource, for the most recently used resources: the highest token this instance confirmed
+ * (admitted a write at, raised for an operator, or read as the fence through its own connection),
+ * and the highest it knows of, which also counts raises it heard another instance announce.
  *
- * <p>A token this instance made the fence was durably recorded through its own connection before
- * it was admitted, so the fence store can never rightly hold less: if it does, it lost rows, and
- * this memory puts the fence back up. A token it only heard of proves nothing of the kind: any
- * role that may connect can send a notice, and a notice can arrive while a read that started
- * before its raise committed is still on its way back. It keeps lower writers out from memory,
- * and is never written back to the store.
+ * <p>A confirmed token was durably in the fence store, seen through this instance's own
+ * connection, so the store can never rightly hold less: if it does, it lost rows, and this memory
+ * puts the fence back up. A token it only heard of proves nothing of the kind: any role that may
+ * connect can send a notice, and a notice can arrive while a read that started before its raise
+ * committed is still on its way back. It keeps lower writers out from memory, and is never written
+ * back to the store.
  */
 public final class RememberedFences {
 
@@ -26,7 +26,7 @@ public final class RememberedFences {
 
     /** The two highest tokens of one resource; NONE where there is none. */
     private static final class Tokens {
-        long made = NONE;
+        long confirmed = NONE;
         long known = NONE;
     }
 
@@ -62,10 +62,10 @@ public final class RememberedFences {
         return known == null || known.known == NONE ? OptionalLong.empty() : OptionalLong.of(known.known);
     }
 
-    /** The highest token this instance made the fence of {@code resource} itself: the store holding less lost it. */
-    public synchronized OptionalLong made(ResourceKey resource) {
+    /** The highest fence of {@code resource} this instance confirmed through its own connection: the store holding less lost it. */
+    public synchronized OptionalLong confirmed(ResourceKey resource) {
         Tokens known = tokens.get(resource);
-        return known == null || known.made == NONE ? OptionalLong.empty() : OptionalLong.of(known.made);
+        return known == null || known.confirmed == NONE ? OptionalLong.empty() : OptionalLong.of(known.confirmed);
     }
 
     public void admitted(FenceClaim claim) {
@@ -75,7 +75,7 @@ public final class RememberedFences {
     /** This instance raised the fence of {@code resource} to {@code token} (for an operator, or the regression guard), and it committed. */
     public synchronized void raisedHere(ResourceKey resource, long token) {
         Tokens entry = entry(resource);
-        entry.made = Math.max(entry.made, token);
+        entry.confirmed = Math.max(entry.confirmed, token);
         entry.known = Math.max(entry.known, token);
     }
 
@@ -89,13 +89,15 @@ public final class RememberedFences {
     }
 
     /**
-     * A refusal read the fence of {@code resource} at {@code token}: kept where this instance
-     * already remembers the resource, so its next refusal from memory names it. Adds no resource:
-     * a flood of stale writes to others must not push out the ones this instance admitted.
+     * A refusal read the fence of {@code resource} at {@code token} through this instance's own
+     * connection: kept where this instance already remembers the resource, so its next refusal
+     * from memory names it, and a store found below it later lost it. Adds no resource: a flood
+     * of stale writes to others must not push out the ones this instance admitted.
      */
     public synchronized void readAt(ResourceKey resource, long token) {
         Tokens entry = tokens.get(resource);
         if (entry != null) {
+            entry.confirmed = Math.max(entry.confirmed, token);
             entry.known = Math.max(entry.known, token);
         }
     }

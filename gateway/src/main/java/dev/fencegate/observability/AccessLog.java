@@ -94,12 +94,13 @@ public final class AccessLog {
         if (path == null) {
             return null;
         }
-        int query = path.indexOf('?');
-        String bare = query < 0 ? path : path.substring(0, query);
-        return USER_INFO.matcher(bare).replaceFirst("$1");
+        // The user and password first: a '?' or '@' inside a password must not end it early.
+        String anonymous = USER_INFO.matcher(path).replaceFirst("$1");
+        int query = anonymous.indexOf('?');
+        return query < 0 ? anonymous : anonymous.substring(0, query);
     }
 
-    private static final Pattern USER_INFO = Pattern.compile("^([A-Za-z][A-Za-z0-9+.-]*://)[^/@]*@");
+    private static final Pattern USER_INFO = Pattern.compile("^([A-Za-z][A-Za-z0-9+.-]*://)[^/]*@");
 
     private static void putIfPresent(ObjectNode line, String name, Long value) {
         if (value != null) {

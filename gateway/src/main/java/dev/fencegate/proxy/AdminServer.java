@@ -10,6 +10,7 @@ import dev.fencegate.observability.RefusalLog;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
@@ -55,9 +56,10 @@ public final class AdminServer implements AutoCloseable {
      */
     private static final int FENCE_THREADS = 4;
     /**
-     * Answers a connection may have outstanding, not yet taken by its socket; one more request
-     * closes it. A client that pipelines scrapes and reads none of the answers would otherwise
-     * have the gateway hold every metrics text it asked for, until the heap ran out.
+     * Answers a connection may have outstanding, not yet taken by its socket. A request past them
+     * is not acted on: the connection closes once the answers before it are out, and the client
+     * asks again on another. A client that pipelines scrapes and reads none of the answers would
+     * otherwise have the gateway hold every metrics text it asked for, until the heap ran out.
      */
     static final int MOST_UNANSWERED = 4;
     /** Connections the admin port takes at once, at most: probes and scrapers need a few. */
@@ -144,6 +146,9 @@ public final class AdminServer implements AutoCloseable {
         private CompletableFuture<Void> previous = CompletableFuture.completedFuture(null);
         /** Requests read and not yet answered into the socket; the count drops on the event loop. */
         private final AtomicInteger unanswered = new AtomicInteger();
+        /** Past {@link #MOST_UNANSWERED}: no request is acted on any more, and the connection closes after its last answer. */
+        private boolean closing;
+        private ChannelFuture lastWritten;
 
         AdminHandler(AdminEndpoints endpoints, CrossSiteGate gate, RefusalLog crossSite, Executor fenceWork) {
             this.endpoints = endpoints;
@@ -154,9 +159,14 @@ public final class AdminServer implements AutoCloseable {
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
-            if (unanswered.incrementAndGet() > MOST_UNANSWERED) {
-                log.debug("admin connection {} closed: more than {} requests unanswered", ctx.channel().remoteAddress(), MOST_UNANSWERED);
-                ctx.channel().close();
+            if (closing || unanswered.incrementAndGet() > MOST_UNANSWERED) {
+                if (!closing) {
+                    closing = true;
+                    log.debug("admin connection {} closing: more than {} requests unanswered", ctx.channel().remoteAddress(),
+                            MOST_UNANSWERED);
+                    // The requests before this one are answered, and acted on; this one and those after it are neither.
+                    previous = previous.whenComplete((ignored, failure) -> closeAfterLastAnswer(ctx));
+                }
                 return;
             }
             boolean keepAlive = HttpUtil.isKeepAlive(request) && request.decoderResult().isSuccess();
@@ -171,13 +181,21 @@ public final class AdminServer implements AutoCloseable {
                 answer = () -> refused.orElseGet(() -> endpoints.handle(asked));
                 if (refused.isEmpty() && endpoints.mayBlock(rawPath)) {
                     previous = closeOnFailure(ctx, previous.thenApplyAsync(ignored -> answered(answer), fenceWork)
-                            .thenAcceptAsync(response -> write(ctx, response, keepAlive, unanswered), ctx.executor()));
+                            .thenAcceptAsync(response -> lastWritten = write(ctx, response, keepAlive, unanswered), ctx.executor()));
                     return;
                 }
             } else {
                 answer = () -> AdminResponse.text(400, "malformed request");
             }
-            previous = closeOnFailure(ctx, previous.thenRun(() -> write(ctx, answered(answer), keepAlive, unanswered)));
+            previous = closeOnFailure(ctx, previous.thenRun(() -> lastWritten = write(ctx, answered(answer), keepAlive, unanswered)));
+        }
+
+        private void closeAfterLastAnswer(ChannelHandlerContext ctx) {
+            if (lastWritten == null) {
+                ctx.channel().close();
+            } else {
+                lastWritten.addListener(ChannelFutureListener.CLOSE);
+            }
         }
 
         /**
@@ -203,7 +221,7 @@ public final class AdminServer implements AutoCloseable {
         }
 
         /** Writes {@code answer}; {@code unanswered} drops once the socket has taken it. */
-        private static void write(ChannelHandlerContext ctx, AdminResponse answer, boolean keepAlive, AtomicInteger unanswered) {
+        private static ChannelFuture write(ChannelHandlerContext ctx, AdminResponse answer, boolean keepAlive, AtomicInteger unanswered) {
             FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                     HttpResponseStatus.valueOf(answer.status()), Unpooled.wrappedBuffer(answer.body()));
             response.headers().set(HttpHeaderNames.CONTENT_TYPE, answer.contentType());
@@ -217,6 +235,7 @@ public final class AdminServer implements AutoCloseable {
             if (!keepAlive) {
                 written.addListener(ChannelFutureListener.CLOSE);
             }
+            return written;
         }
 
         private static CrossSiteGate.Signals signals(FullHttpRequest request) {

@@ -1,10 +1,11 @@
 package dev.fencegate.proxy;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufInputStream;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.io.InputStream;
 
@@ -12,6 +13,10 @@ import java.io.InputStream;
  * Holds one request body whole, up to a limit, and within the budget every such body shares. The
  * gateway streams every body except DeleteObjects', whose keys must be read before the fence can
  * judge it; this is the one place a body is buffered, and the two bounds are why that is safe.
+ *
+ * <p>Each chunk is copied into a buffer of the collector's own, and the budget is charged for that
+ * buffer's capacity: a chunk kept as it came would keep the whole read buffer it was cut from, and
+ * a body of one-byte chunks would cost a component each, far more than its bytes.
  */
 final class BoundedBodyCollector {
 
@@ -24,40 +29,67 @@ final class BoundedBodyCollector {
         NO_ROOM
     }
 
-    private final CompositeByteBuf body;
+    private static final int FIRST_CAPACITY = 16 * 1024;
+
+    private final ByteBufAllocator allocator;
     private final int limit;
     private final BodyBudget budget;
+    private ByteBuf body;
     private long counted;
-    private LastHttpContent last;
+    private HttpHeaders trailers;
     private boolean handedOver;
 
     BoundedBodyCollector(ByteBufAllocator allocator, int limit, BodyBudget budget) {
-        this.body = allocator.compositeBuffer(Integer.MAX_VALUE);
+        this.allocator = allocator;
         this.limit = limit;
         this.budget = budget;
     }
 
     /** Takes ownership of {@code content}; unless it was kept, nothing of the body is kept either. */
     Added add(HttpContent content) {
-        int bytes = content.content().readableBytes();
-        Added added = body.readableBytes() + (long) bytes > limit ? Added.TOO_LARGE
-                : budget.tryTake(bytes) ? Added.KEPT : Added.NO_ROOM;
-        if (added != Added.KEPT) {
+        try {
+            ByteBuf chunk = content.content();
+            int bytes = chunk.readableBytes();
+            int held = body == null ? 0 : body.readableBytes();
+            if (held + (long) bytes > limit) {
+                release();
+                return Added.TOO_LARGE;
+            }
+            if (!makeRoom(held + bytes)) {
+                release();
+                return Added.NO_ROOM;
+            }
+            body.writeBytes(chunk);
+            if (content instanceof LastHttpContent last) {
+                trailers = last.trailingHeaders().copy();
+            }
+            return Added.KEPT;
+        } finally {
             content.release();
-            release();
-            return added;
         }
-        counted += bytes;
-        body.addComponent(true, content.content().retain());
-        if (content instanceof LastHttpContent lastContent) {
-            last = new DefaultLastHttpContent(body, lastContent.trailingHeaders().copy());
+    }
+
+    /** Grows the buffer to hold {@code size} bytes, charging the budget for what it grows by; false when it may not. */
+    private boolean makeRoom(int size) {
+        int capacity = body == null ? 0 : body.capacity();
+        if (size <= capacity && body != null) {
+            return true;
         }
-        content.release();
-        return added;
+        int wanted = Math.min(limit, Math.max(size, Math.max(FIRST_CAPACITY, capacity * 2)));
+        if (!budget.tryTake(wanted - capacity)) {
+            return false;
+        }
+        counted += wanted - capacity;
+        if (body == null) {
+            body = allocator.buffer(wanted, limit);
+        } else {
+            body.capacity(wanted);
+        }
+        return true;
     }
 
     boolean complete() {
-        return last != null;
+        return trailers != null;
     }
 
     /**
@@ -73,13 +105,15 @@ final class BoundedBodyCollector {
     LastHttpContent take() {
         handedOver = true;
         giveBack();
+        DefaultLastHttpContent last = new DefaultLastHttpContent(body);
+        last.trailingHeaders().set(trailers);
         return last;
     }
 
     /** Releases what is held, unless it was handed over; safe to call more than once. */
     void release() {
         giveBack();
-        if (!handedOver && body.refCnt() > 0) {
+        if (!handedOver && body != null && body.refCnt() > 0) {
             body.release();
         }
     }

@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ForkJoinPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Asks the fence about the request a {@link ClientRequestReceiver} holds paused: one claim; a
@@ -25,6 +27,8 @@ import java.util.concurrent.ForkJoinPool;
  * keys; the answers are handed back to it.
  */
 final class FenceQuestions {
+
+    private static final Logger log = LoggerFactory.getLogger(FenceQuestions.class);
 
     private final GatewayRuntime runtime;
     private final EdgePolicy policy;
@@ -141,7 +145,9 @@ final class FenceQuestions {
             return; // the request ended meanwhile, and its body was dropped with it
         }
         if (failure != null) {
-            receiver.refuse(Problem.of(Outcome.BAD_REQUEST, "DeleteObjects body could not be read: " + failure));
+            // Not the body's fault (a malformed one is a refusal, not a failure): said here, not to the client.
+            log.warn("DeleteObjects keys could not be read on {}", ctx.channel().remoteAddress(), failure);
+            receiver.refuse(Problem.of(Outcome.BAD_REQUEST, "DeleteObjects body could not be read"));
             return;
         }
         if (claims instanceof ClaimParser.ClaimsParse.Refused refused) {

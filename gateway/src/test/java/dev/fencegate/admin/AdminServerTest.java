@@ -173,6 +173,29 @@ class AdminServerTest {
         }
     }
 
+    /**
+     * Past the requests a connection may have unanswered, the next is not acted on: the ones
+     * answered are exactly the ones done, so no raise commits without its answer reaching the
+     * client, which asks again on another connection.
+     */
+    @Test
+    void pipelinedPastTheCapTheRequestsAnsweredAreExactlyTheOnesActedOn() throws Exception {
+        try (AdminServer server = start(AdminAuth.loopbackOnly()); RawHttp raw = RawHttp.connect(server.port())) {
+            raw.timeout(10_000);
+            StringBuilder pipelined = new StringBuilder();
+            for (int i = 0; i < 7; i++) {
+                pipelined.append("POST /fences/%2Fp%2Fk").append(i).append("?token=7 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+            }
+            String received = raw.send(pipelined.toString()).readToClose();
+
+            int answered = received.split("HTTP/1.1 200", -1).length - 1;
+            assertThat(answered).as(received).isBetween(1, 6);
+            for (int i = 0; i < 7; i++) {
+                assertThat(store.read(new ResourceKey("/p/k" + i)).isPresent()).as("/p/k%d raised", i).isEqualTo(i < answered);
+            }
+        }
+    }
+
     /** Probes and scrapers need a few connections; the data port's cap of thousands would let a flood take the heap. */
     @Test
     void theAdminPortTakesAtMostItsOwnCapOfConnectionsWhateverTheDataPortsCap() throws Exception {

@@ -173,6 +173,24 @@ class FenceAdmissionTest {
         assertThat(store.read(KEY)).map(fence -> fence.token().value()).hasValue(10L);
     }
 
+    /** A fence this instance read in a refusal, through its own connection, was durable: a store found below it later lost it. */
+    @Test
+    void aFenceThisInstanceReadThatTheStoreLostIsRaisedBackUp() {
+        FenceAdmission admission = admission();
+        assertThat(admission.attempt(claim(10))).isInstanceOf(FenceDecision.Admitted.class);
+        store.admit(claim(50)); // raised elsewhere
+        assertThat(admission.attempt(claim(20))).as("read at 50").isInstanceOf(FenceDecision.Stale.class);
+        InMemoryFenceStore copy = new InMemoryFenceStore(); // the database failed over to a copy that holds 10
+        copy.admit(claim(10));
+        store = copy;
+
+        FenceDecision decision = admission.attempt(claim(20));
+
+        assertThat(decision).isInstanceOf(FenceDecision.Stale.class);
+        assertThat(regressions).containsExactly(claim(20));
+        assertThat(store.read(KEY)).map(fence -> fence.token().value()).hasValue(50L);
+    }
+
     /**
      * Any role that may connect can send a notice naming a token: the claim above the fence is
      * refused while the notice is remembered, but the notice is not a fence this instance made,

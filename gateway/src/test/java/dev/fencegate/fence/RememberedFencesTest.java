@@ -43,11 +43,12 @@ class RememberedFencesTest {
     }
 
     /**
-     * A raise heard of keeps lower writers out, but only a fence this instance made itself is one
-     * the store cannot rightly hold less than: a notice may be forged, or outrun a read.
+     * A raise heard of keeps lower writers out, but only a fence this instance confirmed through
+     * its own connection is one the store cannot rightly hold less than: a notice may be forged,
+     * or outrun a read.
      */
     @Test
-    void aRaiseHeardOfIsKnownButNotMadeHere() {
+    void aRaiseHeardOfIsKnownButNotConfirmed() {
         RememberedFences remembered = new RememberedFences(100, Long.MAX_VALUE);
         ResourceKey key = new ResourceKey("/b/k");
         remembered.raisedHere(key, 5);
@@ -56,9 +57,11 @@ class RememberedFencesTest {
         remembered.heardOf(key, 7);
 
         assertThat(remembered.highest(key)).hasValue(120);
-        assertThat(remembered.made(key)).hasValue(5);
+        assertThat(remembered.confirmed(key)).as("admitted 5, read 120").hasValue(120);
+        remembered.heardOf(key, 150);
+        assertThat(remembered.confirmed(key)).as("heard of 150").hasValue(120);
         remembered.heardOf(new ResourceKey("/b/heard"), 9);
-        assertThat(remembered.made(new ResourceKey("/b/heard"))).isEmpty();
+        assertThat(remembered.confirmed(new ResourceKey("/b/heard"))).isEmpty();
         assertThat(remembered.highest(new ResourceKey("/b/heard"))).hasValue(9);
     }
 }

@@ -80,6 +80,10 @@ class AccessLogTest {
         String message = captured.list.get(0).getFormattedMessage();
         assertThat(JSON.readTree(message).get("path").asText()).isEqualTo("http://h/b/k");
         assertThat(message).doesNotContain("secret");
+        new AccessLog(logger, true, CLOCK).record(new AccessLog.Entry("GET", "http://u:p@ss?w@h/b/k",
+                "bad-request", 400, null, null, null, null, Duration.ofMillis(2), Duration.ofMillis(2)));
+        assertThat(JSON.readTree(captured.list.get(1).getFormattedMessage()).get("path").asText())
+                .as("an '@' and a '?' in the password").isEqualTo("http://h/b/k");
     }
 
     @Test

@@ -19,6 +19,14 @@ class ClientTextTest {
         assertThat(shown).isEqualTo("/fences/%2Fb%2Fk\\x1B[2K\\x1B[1G07:20:00.000 WARN audit - raised\\x0D\\x0A\\x7F\\x85\\x9B");
     }
 
+    /** A right-to-left override shows a line reversed from where it stands; separators end it as a newline would. */
+    @Test
+    void separatorsAndMarksThatReorderTextAreWrittenAsEscapes() {
+        assertThat(ClientText.shown("/a\u202Etxt.exe\u2028next\u2066")).isEqualTo("/a\\u202Etxt.exe\\u2028next\\u2066");
+        String cutInAPair = "a".repeat(ClientText.SHOWN - 1) + "\uD83D\uDE00";
+        assertThat(ClientText.shown(cutInAPair)).as("never half a pair").isEqualTo("a".repeat(ClientText.SHOWN - 1) + "...(2 more characters)");
+    }
+
     @Test
     void aLongValueIsCutNamingHowMuchWasLeftOut() {
         assertThat(ClientText.shown("a".repeat(4_000))).isEqualTo("a".repeat(ClientText.SHOWN) + "...(3744 more characters)");
