@@ -35,7 +35,9 @@ class DeleteObjectsIntakeTest {
 
         assertThat(refused.outcome()).isEqualTo(Outcome.BODIES_BUSY);
         holding.release();
-        assertThat(intake(budget).add(content(1))).as("room given back").isNull();
+        DeleteObjectsIntake after = intake(budget);
+        assertThat(after.add(content(1))).as("room given back").isNull();
+        after.release();
 
         EmbeddedChannel channel = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
         Replies.problem(channel.pipeline().firstContext(), refused, true, ErrorFormat.S3_XML, "/b?delete");
