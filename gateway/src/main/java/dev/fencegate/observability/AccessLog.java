@@ -95,7 +95,8 @@ public final class AccessLog {
             return null;
         }
         // The user and password first: a '?' or '@' inside a password must not end it early.
-        String anonymous = USER_INFO.matcher(path).replaceFirst("$1");
+        // An origin-form target, every served request's, has no user part: no matcher made for it.
+        String anonymous = path.startsWith("/") ? path : USER_INFO.matcher(path).replaceFirst("$1");
         int query = anonymous.indexOf('?');
         return query < 0 ? anonymous : anonymous.substring(0, query);
     }

@@ -78,7 +78,8 @@ final class InFlightRequests extends ChannelDuplexHandler {
         if (msg instanceof LastHttpContent && !informational) {
             ChannelPromise written = promise.unvoid();
             written.addListener(done -> answered(ctx.channel()));
-            if (Boolean.TRUE.equals(ctx.channel().attr(CLOSE_AFTER).getAndSet(false))) {
+            // Only while draining: no answer before it looks the attribute up.
+            if (draining && Boolean.TRUE.equals(ctx.channel().attr(CLOSE_AFTER).getAndSet(false))) {
                 written.addListener(ChannelFutureListener.CLOSE);
             }
             ctx.write(msg, written);
