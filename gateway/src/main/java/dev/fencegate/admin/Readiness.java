@@ -81,7 +81,7 @@ public final class Readiness {
         if (!fenceStoreReachable) {
             // A refusal (durability, naming) comes from a database that answered.
             return lastProblem.startsWith("writes refused") ? "not ready: " + lastProblem
-                    : "not ready: fence store unreachable (" + lastProblem + ")";
+                    : "not ready: fence store unavailable (" + lastProblem + ")";
         }
         return "not ready: data port not serving yet";
     }

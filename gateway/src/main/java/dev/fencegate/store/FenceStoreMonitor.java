@@ -160,7 +160,7 @@ public final class FenceStoreMonitor implements AutoCloseable {
 
     private synchronized void reachable() {
         if (!lastReachable) {
-            log.info("Fence store reachable again");
+            log.info("Fence store available again");
         }
         lastReachable = true;
         var refusal = refusal();
@@ -169,7 +169,7 @@ public final class FenceStoreMonitor implements AutoCloseable {
 
     private synchronized void unreachable(String problem) {
         if (lastReachable) {
-            log.warn("Fence store unreachable; writes are refused with 503 until it answers: {}", problem);
+            log.warn("Fence store unavailable; writes are refused with 503 until it can be used again: {}", problem);
         }
         lastReachable = false;
         lastProblem = problem;

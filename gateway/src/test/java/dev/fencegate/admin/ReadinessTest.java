@@ -47,7 +47,7 @@ class ReadinessTest {
         readiness.fenceStoreReachable(false, "Connection refused");
         readiness.fenceStoreReachable(false, "Connection refused");
         assertThat(lines()).hasSize(2).last().asString()
-                .isEqualTo("WARN Fencegate NOT READY: fence store unreachable (Connection refused);"
+                .isEqualTo("WARN Fencegate NOT READY: fence store unavailable (Connection refused);"
                         + " writes get 503 and /readyz 503 until that is fixed");
 
         readiness.draining();

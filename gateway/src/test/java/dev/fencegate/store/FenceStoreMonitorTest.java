@@ -51,7 +51,7 @@ class FenceStoreMonitorTest {
                 blocking.setAutoCommit(false);
                 statement.execute("LOCK TABLE " + table + " IN ACCESS EXCLUSIVE MODE");
                 Awaitility.await(table + " locked").atMost(Duration.ofSeconds(10)).until(() -> !readiness.ready());
-                assertThat(readiness.describe()).as(table).contains("fence store unreachable");
+                assertThat(readiness.describe()).as(table).contains("fence store unavailable");
                 blocking.rollback();
             }
             Awaitility.await(table + " unlocked").atMost(Duration.ofSeconds(10)).until(readiness::ready);

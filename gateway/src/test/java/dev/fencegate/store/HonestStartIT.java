@@ -80,7 +80,7 @@ class HonestStartIT {
                 Duration followed = Duration.ofNanos(System.nanoTime() - died);
 
                 assertThat(followed).as("/readyz turned 503 after %s", followed).isLessThan(fenceTimeout);
-                assertThat(readyz(admin).body()).contains("fence store unreachable");
+                assertThat(readyz(admin).body()).contains("fence store unavailable");
             }
         }
     }
