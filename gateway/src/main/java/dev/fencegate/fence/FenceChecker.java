@@ -140,7 +140,9 @@ public final class FenceChecker implements AutoCloseable {
                 .exceptionally(failure -> new FenceDecision.Unavailable(describe(claim, failure)))
                 .thenCompose(result -> {
                     if (result instanceof FenceDecision.Draining && System.nanoTime() + retryMillis * 1_000_000 < drainDeadline) {
-                        Executor later = CompletableFuture.delayedExecutor(retryMillis, TimeUnit.MILLISECONDS);
+                        // On the timer's own thread: it only queues the claim again. The default, the
+                        // common pool, starts a thread per task where it has one thread (two cores or fewer).
+                        Executor later = CompletableFuture.delayedExecutor(retryMillis, TimeUnit.MILLISECONDS, Runnable::run);
                         return CompletableFuture.supplyAsync(() -> null, later)
                                 .thenCompose(ignored -> attempt(claim, drainDeadline, Math.min(retryMillis * 2, MAX_RETRY_MILLIS), answerOn));
                     }
@@ -271,7 +273,7 @@ public final class FenceChecker implements AutoCloseable {
         if (outcomeKnown) {
             fences.exit(claim);
         } else {
-            CompletableFuture.delayedExecutor(unknownOutcomeHold.toMillis(), TimeUnit.MILLISECONDS)
+            CompletableFuture.delayedExecutor(unknownOutcomeHold.toMillis(), TimeUnit.MILLISECONDS, Runnable::run)
                     .execute(() -> fences.exit(claim));
         }
     }

@@ -28,7 +28,9 @@ public final class RefusalLog {
     private volatile String lastLeftOut;
 
     public RefusalLog(Logger log) {
-        this(log, System::nanoTime, (nanos, task) -> CompletableFuture.delayedExecutor(nanos, TimeUnit.NANOSECONDS).execute(task));
+        // The report runs on the timer's own thread: logging hands the line to the async appender.
+        this(log, System::nanoTime,
+                (nanos, task) -> CompletableFuture.delayedExecutor(nanos, TimeUnit.NANOSECONDS, Runnable::run).execute(task));
     }
 
     RefusalLog(Logger log, LongSupplier nanoClock, BiConsumer<Long, Runnable> later) {

@@ -3,6 +3,8 @@ package dev.fencegate.fence;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,9 +30,14 @@ class FenceCheckerTest {
     private final CountDownLatch firstJudging = new CountDownLatch(1);
     private final CountDownLatch release = new CountDownLatch(1);
     private final List<List<String>> batches = new CopyOnWriteArrayList<>();
+    /** How many more times {@code /draining} is answered as waiting for a lower write to drain. */
+    private final AtomicInteger drainsLeft = new AtomicInteger();
     private final FenceStore store = new FenceStore() {
         @Override
         public FenceDecision admit(FenceClaim claim) {
+            if (claim.resource().value().equals("/draining") && drainsLeft.getAndDecrement() > 0) {
+                return new FenceDecision.Draining(claim, new Fence(claim.resource(), claim.token(), Optional.empty()));
+            }
             return memory.admit(claim);
         }
 
@@ -150,6 +157,26 @@ class FenceCheckerTest {
             assertThat(first.get(5, TimeUnit.SECONDS)).isInstanceOf(FenceDecision.Admitted.class);
             assertThat(waiting.get(5, TimeUnit.SECONDS)).isEqualTo(new FenceDecision.Unavailable("writes refused: naming not confirmed"));
             assertThat(batches).containsExactly(List.of("/first"));
+        }
+    }
+
+    /**
+     * A claim waiting for a lower write to drain is tried again on a timer, many times a second at
+     * first; where the common pool has one thread (two cores or fewer), an asynchronous task would
+     * start a thread of its own for every try.
+     */
+    @Test
+    void aClaimWaitingForALowerWriteToDrainStartsNoThreadPerTry() throws Exception {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        try (FenceChecker checker = checker(1, Duration.ofSeconds(10))) {
+            drainsLeft.set(12);
+            long before = threads.getTotalStartedThreadCount();
+            FenceDecision decision = checker.check(claim("/draining")).get(10, TimeUnit.SECONDS);
+            long started = threads.getTotalStartedThreadCount() - before;
+
+            assertThat(decision).isInstanceOf(FenceDecision.Admitted.class);
+            assertThat(drainsLeft.get()).as("every try was made").isNegative();
+            assertThat(started).as("threads started over 12 tries").isLessThan(3);
         }
     }
 
