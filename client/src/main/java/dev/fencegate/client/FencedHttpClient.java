@@ -27,6 +27,7 @@ public final class FencedHttpClient {
 
     private final HttpClient http;
     private final WriteFencing fencing;
+    private final NameLookup lookup;
 
     /**
      * @throws IllegalArgumentException when {@code http} follows redirects or answers
@@ -36,6 +37,10 @@ public final class FencedHttpClient {
      *         before the client connects, and sent once it has, however long that took
      */
     public FencedHttpClient(HttpClient http, WriteFencing fencing) {
+        this(http, fencing, NameLookup.SYSTEM);
+    }
+
+    FencedHttpClient(HttpClient http, WriteFencing fencing, NameLookup lookup) {
         Duration margin = fencing.guard().margin();
         if (http.connectTimeout().isEmpty() || http.connectTimeout().get().compareTo(margin) >= 0) {
             throw new IllegalArgumentException("http: connect timeout " + http.connectTimeout().map(Duration::toString).orElse("none")
@@ -54,6 +59,7 @@ public final class FencedHttpClient {
         }
         this.http = http;
         this.fencing = fencing;
+        this.lookup = lookup;
     }
 
     public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler) throws IOException, InterruptedException {
@@ -63,6 +69,8 @@ public final class FencedHttpClient {
         // Without Expect: 100-continue. The gateway refuses such a write with its final answer and no
         // 100, which java.net.http on JDK 17 never returns from; a refused body is dropped unparsed.
         HttpRequest.Builder fenced = HttpRequest.newBuilder(request, (name, value) -> true).expectContinue(false);
+        // Before the check: the client looks the name up only as it connects, which no timeout bounds.
+        lookup.before(request.uri().getHost());
         for (Map.Entry<String, String> header : fencing.headersForWrite().entrySet()) {
             fenced.setHeader(header.getKey(), header.getValue());
         }

@@ -1,5 +1,6 @@
 package dev.fencegate.client;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
@@ -14,8 +15,9 @@ import software.amazon.awssdk.http.SdkHttpRequest;
  * in {@code modifyHttpRequest}, which runs before the request is signed, so SigV4 covers them.
  * A write attempted after the guard tripped is not sent, nor is a retry of one (the guard is checked
  * before every attempt). Either way the SDK's exception carries the {@link LeaseLostException}:
- * {@code LeaseLostException.in(e)} finds it. An attempt checked here may still wait for a pooled
- * connection: keep the HTTP client's connection acquisition timeout below the lease's margin.
+ * {@code LeaseLostException.in(e)} finds it. The store's host name is looked up before the check,
+ * so the connection finds it in the JVM's address cache. An attempt checked here may still wait for
+ * a pooled connection: keep the HTTP client's connection acquisition timeout below the lease's margin.
  *
  * <pre>{@code
  * S3Client s3 = S3Client.builder()...
@@ -26,9 +28,15 @@ import software.amazon.awssdk.http.SdkHttpRequest;
 public final class FencingInterceptor implements ExecutionInterceptor {
 
     private final WriteFencing fencing;
+    private final NameLookup lookup;
 
     public FencingInterceptor(WriteFencing fencing) {
+        this(fencing, NameLookup.SYSTEM);
+    }
+
+    FencingInterceptor(WriteFencing fencing, NameLookup lookup) {
         this.fencing = fencing;
+        this.lookup = lookup;
     }
 
     @Override
@@ -52,7 +60,32 @@ public final class FencingInterceptor implements ExecutionInterceptor {
     @Override
     public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
         if (WriteFencing.isWrite(context.httpRequest().method().name())) {
+            // Before the check: the HTTP client looks the name up as it connects, and its connection
+            // timeout does not bound the lookup.
+            lookup.before(context.httpRequest().host());
             fencing.guard().checkHeld();
+            carriesOnlyThisLeasesHeaders(context.httpRequest());
+        }
+    }
+
+    /**
+     * Headers the client's configuration sets ({@code overrideConfiguration(o -> o.putHeader(...))})
+     * are added after {@code modifyHttpRequest}, with names as given: a fencing header of the caller's
+     * would go out beside this lease's, or in its place. Such a write is not sent.
+     */
+    private void carriesOnlyThisLeasesHeaders(SdkHttpRequest request) {
+        Map<String, String> expected = fencing.headersForWrite();
+        for (String name : List.of(WriteFencing.TOKEN, WriteFencing.HOLDER, WriteFencing.SIGNATURE)) {
+            List<String> sent = request.headers().entrySet().stream()
+                    .filter(header -> header.getKey().equalsIgnoreCase(name))
+                    .flatMap(header -> header.getValue().stream())
+                    .toList();
+            List<String> wanted = expected.containsKey(name) ? List.of(expected.get(name)) : List.of();
+            if (!sent.equals(wanted)) {
+                throw new IllegalStateException("the write was not sent: it carries " + name + " " + sent + ", where this lease's"
+                        + " fencing gives " + wanted + "; the client's configuration sets a fencing header of its own"
+                        + " (leave fencing headers to the interceptor)");
+            }
         }
     }
 

@@ -102,7 +102,9 @@ public final class LeaseGuard {
         synchronized (lock) {
             if (lostBecause == null) {
                 deadlineNanos = Math.max(deadlineNanos, sentAtNanos + ttlNanos);
-                wallDeadlineNanos = Math.max(wallDeadlineNanos, sentAtWallNanos + ttlNanos);
+                // Not the later of the two: a wall clock stepped back would keep the deadline of its old
+                // reading, and leave a suspend unseen for as long as the step. Renewals end one at a time.
+                wallDeadlineNanos = sentAtWallNanos + ttlNanos;
                 renewalFailure = null;
             }
         }

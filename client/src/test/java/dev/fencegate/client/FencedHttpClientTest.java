@@ -18,6 +18,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
@@ -170,6 +171,24 @@ class FencedHttpClientTest {
         assertThat(answer.statusCode()).isEqualTo(412);
         assertThat(answer.body()).isEqualTo("the store's own precondition failed");
         assertThat(guard.stillHeld()).isTrue();
+    }
+
+    /**
+     * java.net.http looks the host up as it connects, after the check, and its connect timeout
+     * does not bound the lookup: the name is looked up before the lease is checked.
+     */
+    @Test
+    void aNameLookupThatTakesPastTheLeaseIsMadeBeforeTheCheckSoTheWriteIsNotSent() {
+        List<String> looked = new ArrayList<>();
+        FencedHttpClient slowNames = new FencedHttpClient(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build(),
+                WriteFencing.of(guard), host -> {
+                    looked.add(host);
+                    clock.advance(Duration.ofSeconds(25)); // a resolver that answered late
+                });
+        assertThatThrownBy(() -> slowNames.send(request("/b/report.csv").PUT(HttpRequest.BodyPublishers.ofString("x")).build(),
+                HttpResponse.BodyHandlers.ofString())).isInstanceOf(LeaseLostException.class).hasMessageContaining("ran out");
+        assertThat(looked).containsExactly("127.0.0.1");
+        assertThat(gateway.seen).isEmpty();
     }
 
     @Test

@@ -5,11 +5,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -55,6 +61,51 @@ class FencingInterceptorTest {
                     .contains("fencing-holder;fencing-token");
         }
         assertThat(gateway.seen.get(2).headers()).doesNotContainKeys("Fencing-Token", "Fencing-Holder");
+    }
+
+    /**
+     * Headers the client's configuration sets are added after the interceptor's, with names as
+     * given: a caller's own token header, in any case, would go beside the lease's or in its place.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"fencing-token", "Fencing-Token", "FENCING-HOLDER"})
+    void aFencingHeaderTheClientsConfigurationSetsStopsTheWriteBeforeItIsSent(String header) {
+        try (S3Client presetting = client(o -> o.putHeader(header, "999")
+                .addExecutionInterceptor(new FencingInterceptor(WriteFencing.of(guard))))) {
+            assertThatThrownBy(() -> presetting.putObject(b -> b.bucket("b").key("report.csv"), RequestBody.fromString("x")))
+                    .hasMessageContaining("the write was not sent").hasMessageContaining("999");
+        }
+        assertThat(gateway.seen).isEmpty();
+        assertThat(guard.stillHeld()).isTrue();
+    }
+
+    /**
+     * The SDK's HTTP client looks the host up as it connects, after the check, and its connection
+     * timeout does not bound the lookup: the name is looked up before the lease is checked.
+     */
+    @Test
+    void aNameLookupThatTakesPastTheLeaseIsMadeBeforeTheCheckSoTheWriteIsNotSent() {
+        List<String> looked = new ArrayList<>();
+        try (S3Client slowNames = client(o -> o.addExecutionInterceptor(new FencingInterceptor(WriteFencing.of(guard), host -> {
+            looked.add(host);
+            clock.advance(Duration.ofSeconds(25)); // a resolver that answered late
+        })))) {
+            assertThatThrownBy(() -> slowNames.putObject(b -> b.bucket("b").key("report.csv"), RequestBody.fromString("x")))
+                    .satisfies(e -> assertThat(LeaseLostException.in(e)).hasValueSatisfying(
+                            lost -> assertThat(lost).hasMessageContaining("ran out")));
+        }
+        assertThat(looked).containsExactly("127.0.0.1");
+        assertThat(gateway.seen).isEmpty();
+    }
+
+    private S3Client client(Consumer<ClientOverrideConfiguration.Builder> configuration) {
+        return S3Client.builder()
+                .endpointOverride(URI.create("http://127.0.0.1:" + gateway.port()))
+                .forcePathStyle(true)
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("id", "secret")))
+                .overrideConfiguration(configuration)
+                .build();
     }
 
     @Test

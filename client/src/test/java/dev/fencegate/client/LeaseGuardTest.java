@@ -68,6 +68,26 @@ class LeaseGuardTest {
         assertThat(back.stillHeld()).as("the monotonic clock still ends it").isFalse();
     }
 
+    /**
+     * A wall clock stepped back would hold the wall deadline of the old reading until the clock
+     * caught up with it, an hour later for a step of an hour, and a suspend meanwhile would go
+     * unseen: each renewal sets the wall deadline from its own reading.
+     */
+    @Test
+    void aRenewalAfterTheWallClockSteppedBackBoundsASuspendByTheNewReading() {
+        LeaseGuard guard = new LeaseGuard(lease, timing, clock, clock.nanos());
+        clock.suspend(Duration.ofHours(-1)); // the wall clock stepped back an hour
+        for (int i = 0; i < 6; i++) {
+            clock.advance(Duration.ofSeconds(10));
+            guard.renewed(clock.nanos(), clock.wallNanos());
+        }
+        clock.suspend(Duration.ofSeconds(24).minusNanos(1));
+        assertThat(guard.stillHeld()).as("24 s after the last renewal by the wall clock").isTrue();
+        clock.suspend(Duration.ofMinutes(10));
+        assertThat(guard.stillHeld()).as("ten minutes suspended after the last renewal").isFalse();
+        assertThat(guard.lostBecause()).hasValueSatisfying(reason -> assertThat(reason).contains("ran out by the wall clock"));
+    }
+
     @Test
     void aRenewalMovesTheDeadlineFromWhenItsRequestLeftButNeverRevivesATrippedGuard() {
         LeaseGuard guard = new LeaseGuard(lease, timing, clock, clock.nanos());

@@ -10,6 +10,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import java.util.List;
 
 /**
  * Refuses request heads whose meaning could differ between the gateway and the store, or that
@@ -63,10 +64,14 @@ final class RequestScreen {
         if (policy.maxBodySize() > 0 && HttpUtil.getContentLength(head, 0L) > policy.maxBodySize()) {
             return Problem.of(Outcome.PAYLOAD_TOO_LARGE, "Content-Length above the limit of " + policy.maxBodySize() + " bytes");
         }
-        for (String expect : headers.getAll(HttpHeaderNames.EXPECT)) {
+        List<String> expects = headers.getAll(HttpHeaderNames.EXPECT);
+        for (String expect : expects) {
             if (!HttpHeaderValues.CONTINUE.contentEqualsIgnoreCase(expect.trim())) {
                 return Problem.of(Outcome.EXPECTATION_FAILED, "only 'Expect: 100-continue' is supported");
             }
+        }
+        if (expects.size() > 1) {
+            return Problem.of(Outcome.EXPECTATION_FAILED, "expected one 'Expect: 100-continue', got " + expects.size());
         }
         return null;
     }

@@ -79,6 +79,7 @@ class FramingAttacksIT {
                         + "Content-Length: 0\r\n\r\n", 400),
                 Arguments.of("Upgrade: h2c, then websocket", "GET /b/k HTTP/1.1\r\nHost: x\r\nUpgrade: h2c\r\nUpgrade: websocket\r\n\r\n", 400),
                 Arguments.of("Expect: 100-continue, then another", put + "Expect: 100-continue\r\nExpect: foo\r\nContent-Length: 0\r\n\r\n", 417),
+                Arguments.of("Expect: 100-continue twice", put + "Expect: 100-continue\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\n", 417),
                 Arguments.of("HTTP/1.2", "PUT /b/k HTTP/1.2\r\nHost: x\r\n" + TOKEN + "Content-Length: 0\r\n\r\n", 505),
                 Arguments.of("HTTP/0.9", "GET /b/k\r\n\r\n", 400));
     }
