@@ -6,15 +6,18 @@ import dev.fencegate.config.DatabaseConfig;
 import dev.fencegate.demo.MemoryObjectStore;
 import dev.fencegate.testing.GatewayHarness;
 import dev.fencegate.testing.NoNettyLeaks;
+import dev.fencegate.testing.TcpRelay;
 import dev.fencegate.testing.TestPostgres;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -24,23 +27,57 @@ class FailClosedIT {
 
     private static final Duration BOUND = Duration.ofMillis(800);
 
+    /**
+     * A gateway ready and writing through a relay to its database; then the relay goes silent
+     * (connections stay open, nothing passes, no FIN or reset), so a write's fence check can only
+     * run out its time: the 503 is the fence check's own, not a refusal of a start that never got ready.
+     */
     @Test
     void writesFailClosedWith503WhenTheFenceStoreIsUnreachable() throws Exception {
-        DatabaseConfig nowhere = new DatabaseConfig("jdbc:postgresql://127.0.0.1:1/none", "public", "postgres", "", 2, BOUND);
-        try (GatewayHarness gateway = GatewayHarness.start(MemoryObjectStore.Options.loopback(), nowhere, Duration.ofSeconds(5))) {
-            long started = System.nanoTime();
-            HttpResponse<String> write = gateway.put("/b/k", 5, "x");
-            Duration took = Duration.ofNanos(System.nanoTime() - started);
-
-            assertThat(write.statusCode()).isEqualTo(503);
-            assertThat(write.headers().firstValue("Retry-After")).isPresent();
-            assertThat(write.body()).contains("fence-unavailable");
-            assertThat(took).isLessThan(BOUND.multipliedBy(4));
-            assertThat(gateway.store.requestCount()).isZero();
-            // Reads do not need the fence store.
-            assertThat(gateway.get("/b/k").statusCode()).isEqualTo(404);
-            assertThat(readyz(gateway)).isEqualTo(503);
+        DatabaseConfig direct = TestPostgres.config(TestPostgres.newSchema("black_hole"), BOUND);
+        try (TcpRelay relay = TcpRelay.toJdbc(direct.url())) {
+            DatabaseConfig relayed = new DatabaseConfig(relay.jdbcUrl(direct.url()), direct.schema(), direct.user(),
+                    direct.password(), 1, BOUND);
+            try (GatewayHarness gateway = GatewayHarness.start(MemoryObjectStore.Options.loopback(), relayed, Duration.ofSeconds(5))) {
+                try {
+                    blackHoled(gateway, relay);
+                } finally {
+                    // Before the gateway closes: its database connections then end at once rather than wait out their timeouts.
+                    relay.close();
+                }
+            }
         }
+    }
+
+    private static void blackHoled(GatewayHarness gateway, TcpRelay relay) throws Exception {
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> readyz(gateway) == 200);
+        assertThat(gateway.put("/b/before", 5, "x").statusCode()).as("writes pass through the relay").isEqualTo(201);
+        gateway.store.clear();
+
+        relay.freeze();
+        long started = System.nanoTime();
+        HttpResponse<String> write;
+        try {
+            write = HttpClient.newHttpClient().send(HttpRequest.newBuilder(gateway.uri("/b/k"))
+                    .header("Fencing-Token", "5").timeout(BOUND.multipliedBy(4))
+                    .PUT(HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofString());
+        } catch (HttpTimeoutException e) {
+            throw new AssertionError("no answer to a write within " + BOUND.multipliedBy(4).toMillis()
+                    + " ms of the fence store going silent: the fence check is not bounded", e);
+        }
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+        assertThat(write.statusCode()).as(write.body()).isEqualTo(503);
+        assertThat(write.headers().firstValue("Retry-After")).isPresent();
+        assertThat(write.body()).contains("fence-unavailable");
+        assertThat(write.body()).as("refused by the fence check, not as a start never checked").doesNotContain("not checked yet");
+        assertThat(took).isLessThan(BOUND.multipliedBy(4));
+        assertThat(gateway.store.requestCount()).isZero();
+        // Reads do not need the fence store.
+        assertThat(gateway.get("/b/k").statusCode()).isEqualTo(404);
+        // Readiness follows within the fence timeout of the database going silent.
+        Awaitility.await().atMost(BOUND.multipliedBy(2)).pollInterval(Duration.ofMillis(50))
+                .untilAsserted(() -> assertThat(readyz(gateway)).isEqualTo(503));
     }
 
     @Test
