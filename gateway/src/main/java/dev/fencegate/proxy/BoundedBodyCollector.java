@@ -38,6 +38,7 @@ final class BoundedBodyCollector {
     private long counted;
     private HttpHeaders trailers;
     private boolean handedOver;
+    private boolean released;
 
     BoundedBodyCollector(ByteBufAllocator allocator, int limit, BodyBudget budget) {
         this.allocator = allocator;
@@ -110,10 +111,14 @@ final class BoundedBodyCollector {
         return last;
     }
 
-    /** Releases what is held, unless it was handed over; safe to call more than once. */
+    /**
+     * Releases what is held, unless it was handed over; safe to call more than once. Only the
+     * collector's own reference: a stream still open keeps the body until it is closed.
+     */
     void release() {
         giveBack();
-        if (!handedOver && body != null && body.refCnt() > 0) {
+        if (!handedOver && !released && body != null) {
+            released = true;
             body.release();
         }
     }
