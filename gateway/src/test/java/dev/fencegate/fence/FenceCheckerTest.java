@@ -180,17 +180,68 @@ class FenceCheckerTest {
         }
     }
 
+    /**
+     * A token below one this instance admitted is stale by what it remembers: refused on the
+     * caller's thread with no statement to the store. A store that lost the fence meanwhile (a
+     * failover to a replica that missed the commit) is not asked, so it neither admits the token
+     * nor has the regression guard raise the fence back.
+     */
+    @Test
+    void aTokenBelowOneThisInstanceAdmittedIsRefusedFromMemoryWithoutAskingTheStore() throws Exception {
+        AtomicReference<InMemoryFenceStore> current = new AtomicReference<>(new InMemoryFenceStore());
+        AtomicInteger statements = new AtomicInteger();
+        FenceStore failingOver = new FenceStore() {
+            @Override
+            public FenceDecision admit(FenceClaim claim) {
+                statements.incrementAndGet();
+                return current.get().admit(claim);
+            }
+
+            @Override
+            public Optional<Fence> read(ResourceKey resource) {
+                return current.get().read(resource);
+            }
+        };
+        List<FenceClaim> regressions = new CopyOnWriteArrayList<>();
+        FenceAdmission admission = new FenceAdmission(failingOver, fences, new RememberedFences(100), regressions::add);
+        try (FenceChecker checker = checker(admission, 1, Duration.ZERO, Optional::empty)) {
+            FenceClaim atFive = claim("/jobs/7", 5);
+            assertThat(checker.check(atFive).get(5, TimeUnit.SECONDS)).isInstanceOf(FenceDecision.Admitted.class);
+            checker.finished(atFive, true);
+            int statementsBefore = statements.get();
+            current.set(new InMemoryFenceStore()); // the store lost the fence
+
+            FenceDecision decision = checker.check(claim("/jobs/7", 4)).get(5, TimeUnit.SECONDS);
+
+            assertThat(decision).isInstanceOfSatisfying(FenceDecision.Stale.class,
+                    stale -> assertThat(stale.current().token()).isEqualTo(new FencingToken(5)));
+            assertThat(statements.get()).as("statements to the store").isEqualTo(statementsBefore);
+            assertThat(regressions).as("fence regressions seen").isEmpty();
+            assertThat(current.get().read(new ResourceKey("/jobs/7"))).as("the store's fence, not raised back").isEmpty();
+        }
+    }
+
     private FenceChecker checker(int threads, Duration overlapAfter) {
         return checker(threads, overlapAfter, Optional::empty);
     }
 
     private FenceChecker checker(int threads, Duration overlapAfter, Supplier<Optional<String>> writesRefused) {
-        return new FenceChecker(new FenceAdmission(store, fences, new RememberedFences(100), claim -> { }), fences,
+        return checker(new FenceAdmission(store, fences, new RememberedFences(100), claim -> { }), threads, overlapAfter,
+                writesRefused);
+    }
+
+    private FenceChecker checker(FenceAdmission admission, int threads, Duration overlapAfter,
+                                 Supplier<Optional<String>> writesRefused) {
+        return new FenceChecker(admission, fences,
                 threads, overlapAfter, 64, Duration.ofSeconds(10), Duration.ofSeconds(1), Duration.ofSeconds(1),
                 writesRefused, () -> "pool");
     }
 
     private static FenceClaim claim(String resource) {
-        return new FenceClaim(new ResourceKey(resource), new FencingToken(1), Optional.empty());
+        return claim(resource, 1);
+    }
+
+    private static FenceClaim claim(String resource, long token) {
+        return new FenceClaim(new ResourceKey(resource), new FencingToken(token), Optional.empty());
     }
 }

@@ -233,6 +233,47 @@ class HeldFencesTest {
         assertThat(a.trips.get() - tripsBefore).isEqualTo(10);
     }
 
+    /**
+     * A listener still connected whose probes have not come back for {@code LISTENER_FRESH} (here
+     * none can be sent: the pool is busy) may be missing raises: a fence held while it confirmed
+     * is not used, and the holder's next write at it is judged by the store. The hold itself is
+     * kept: once probes come back, it admits from memory again.
+     */
+    @Test
+    void aFenceIsNotUsedWhileTheListenerHasNotConfirmedWithinASecond() {
+        AtomicInteger opened = new AtomicInteger();
+        AtomicBoolean poolBusy = new AtomicBoolean();
+        DataSource busyAfterTheFirst = (DataSource) Proxy.newProxyInstance(HeldFencesTest.class.getClassLoader(),
+                new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection") && opened.getAndIncrement() > 0 && poolBusy.get()) {
+                        throw new SQLException("Connection is not available, request timed out after 2000ms");
+                    }
+                    return Proxies.invoke(method, database.dataSource(), args);
+                });
+        FenceInstance a = new FenceInstance(database, clock, TIMING, 100, true, busyAfterTheFirst);
+        instances.add(a);
+        a.holdAt(claim(5));
+
+        // A probe reads the clock before it takes a connection: none confirms after this advance.
+        poolBusy.set(true);
+        clock.advance(InstanceFences.LISTENER_FRESH.plusMillis(100));
+        assertThat(a.fences.hearsRaises()).isFalse();
+        assertThat(a.fences.listenerLosses()).as("stale, not lost").isZero();
+
+        long heldBefore = a.admission.heldAdmissions();
+        int tripsBefore = a.trips.get();
+        assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Admitted.class);
+        assertThat(a.trips.get()).as("judged by the store, not from the held fence").isGreaterThan(tripsBefore);
+        assertThat(a.admission.heldAdmissions()).isEqualTo(heldBefore);
+
+        poolBusy.set(false);
+        a.awaitListener();
+        int tripsAfter = a.trips.get();
+        assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Admitted.class);
+        assertThat(a.trips.get()).as("the hold was kept, only unused").isEqualTo(tripsAfter);
+        assertThat(a.fences.listenerLosses()).isZero();
+    }
+
     @Test
     void aFenceIsHeldNoLongerThanItsRegistrationLeavesTimeToSend() {
         FenceInstance a = instance(100, true);

@@ -159,6 +159,29 @@ class RaisesEndHoldsTest {
         a.finish(atNewFence.claim());
     }
 
+    /**
+     * A raise another instance announces with its token reaches a holder whose write below it was
+     * admitted from the held fence and has not fully gone out: that write's window closes, so what
+     * is left of it is not sent; refusing the holder's later writes from memory is not enough.
+     */
+    @Test
+    void aRaiseHeardFromAnotherInstanceStopsTheHoldersWritesNotYetSent() throws Exception {
+        FenceInstance a = instance();
+        FenceInstance b = instance();
+        a.holdAt(claim(5));
+        int trips = a.trips.get();
+        FenceDecision.Admitted unsent = (FenceDecision.Admitted) a.write(claim(5));
+        assertThat(a.trips.get()).as("admitted from the held fence").isEqualTo(trips);
+        assertThat(unsent.window().closed()).isFalse();
+
+        // B's raise to 6 commits, finds A registered below it, waits for A and tells it.
+        assertThat(b.write(claim(6))).isInstanceOf(FenceDecision.Draining.class);
+
+        await("the window of A's unsent write at 5 closed by the raise to 6 it heard").atMost(Duration.ofSeconds(5))
+                .until(() -> unsent.window().closed());
+        a.finish(unsent.claim());
+    }
+
     @Test
     void aDeletedRegistrationRowDoesNotLetTheHolderGoOnAdmittingFromMemory() throws Exception {
         FenceInstance a = instance();
