@@ -33,8 +33,18 @@ public final class AccessLog {
      * @param store        time at the store
      * @param total        time from the request head to the end of the answer
      */
+    /**
+     * @param resource  the resource checked; for a write of several (DeleteObjects), the one refused,
+     *                  or none when all were admitted
+     * @param resources how many resources the write named, when it named more than one at once
+     */
     public record Entry(String method, String path, String decision, int status, Long token, Long currentToken,
-                        String resource, Duration fenceCheck, Duration store, Duration total) {
+                        String resource, Integer resources, Duration fenceCheck, Duration store, Duration total) {
+
+        public Entry(String method, String path, String decision, int status, Long token, Long currentToken,
+                     String resource, Duration fenceCheck, Duration store, Duration total) {
+            this(method, path, decision, status, token, currentToken, resource, null, fenceCheck, store, total);
+        }
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -75,6 +85,9 @@ public final class AccessLog {
         putIfPresent(line, "currentToken", entry.currentToken());
         if (entry.resource() != null) {
             line.put("resource", entry.resource());
+        }
+        if (entry.resources() != null) {
+            line.put("resources", entry.resources());
         }
         putMillis(line, "fenceMs", entry.fenceCheck());
         putMillis(line, "storeMs", entry.store());

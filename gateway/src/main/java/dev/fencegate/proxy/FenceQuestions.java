@@ -154,12 +154,15 @@ final class FenceQuestions {
             receiver.refuse(refused.problem());
             return;
         }
-        FenceBatch.check(((ClaimParser.ClaimsParse.Valid) claims).claims(), claim -> runtime.fences().check(claim, ctx.executor()),
+        List<FenceClaim> keys = ((ClaimParser.ClaimsParse.Valid) claims).claims();
+        receiver.record().fenceAskedForAll(keys);
+        FenceBatch.check(keys, claim -> runtime.fences().check(claim, ctx.executor()),
                         decision -> ctx.executor().execute(() -> runtime.metrics().fenceDecision(decision)))
                 .thenAccept(result -> ctx.executor().execute(() -> onBatchDecision(result)));
     }
 
     private void onBatchDecision(FenceBatch.Result result) {
+        receiver.record().fenceAnsweredForAll(result);
         List<FenceClaim> admitted = result.admitted().stream().map(FenceDecision.Admitted::claim).toList();
         if (!receiver.in(ClientRequestReceiver.State.CHECKING_FENCE) || !result.allAdmitted()) {
             admitted.forEach(claim -> runtime.fences().finished(claim, true));

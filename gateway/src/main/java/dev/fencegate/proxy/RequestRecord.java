@@ -7,6 +7,7 @@ import dev.fencegate.observability.AccessLog;
 import dev.fencegate.observability.GatewayMetrics;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * What one request did, filled in as it goes, for the metrics and the access log. Lives on the
@@ -23,7 +24,10 @@ final class RequestRecord {
     private Timer.Sample storeSample;
     private Duration fenceCheck;
     private Duration store;
-    private FenceClaim claim;
+    private Long token;
+    private String resource;
+    /** How many resources a write of several named (DeleteObjects); null for a write of one. */
+    private Integer resources;
     private FenceDecision decision;
     private boolean written;
     private boolean finished;
@@ -36,8 +40,42 @@ final class RequestRecord {
     }
 
     void fenceAsked(FenceClaim asked) {
-        claim = asked;
+        token = asked.token().value();
+        resource = asked.resource().value();
         fenceSample = metrics.startFenceCheck();
+    }
+
+    /** A write of several resources at one token (DeleteObjects), asked of the fence one after another. */
+    void fenceAskedForAll(List<FenceClaim> asked) {
+        token = asked.get(0).token().value();
+        resources = asked.size();
+        fenceSample = metrics.startFenceCheck();
+    }
+
+    /**
+     * The answer for a write of several, once: the resource named is the one refused, none when
+     * every one was admitted. Each resource's decision was counted as it came.
+     */
+    void fenceAnsweredForAll(FenceBatch.Result result) {
+        decision = !result.allAdmitted() ? result.refusal() : result.admitted().isEmpty() ? null : result.admitted().get(0);
+        resource = result.allAdmitted() ? null : refusedResource(result.refusal());
+        if (fenceSample != null && decision != null) {
+            fenceCheck = metrics.recordFenceCheck(fenceSample, decision);
+            fenceSample = null;
+        }
+    }
+
+    private static String refusedResource(FenceDecision refusal) {
+        if (refusal instanceof FenceDecision.Stale stale) {
+            return stale.claim().resource().value();
+        }
+        if (refusal instanceof FenceDecision.Reused reused) {
+            return reused.claim().resource().value();
+        }
+        if (refusal instanceof FenceDecision.Draining draining) {
+            return draining.claim().resource().value();
+        }
+        return null;
     }
 
     void fenceAnswered(FenceDecision answer) {
@@ -98,7 +136,7 @@ final class RequestRecord {
             case ADMITTED, MISSING_TOKEN, MALFORMED_TOKEN, MALFORMED_HOLDER, UNAVAILABLE -> null;
         };
         accessLog.record(new AccessLog.Entry(method, path, outcome.tag(), status,
-                claim == null ? null : claim.token().value(), current, claim == null ? null : claim.resource().value(),
+                token, current, resource, resources,
                 fenceCheck, store, Duration.ofNanos(System.nanoTime() - startNanos)));
     }
 }

@@ -83,6 +83,50 @@ class AccessLogIT {
         }
     }
 
+    /**
+     * A DeleteObjects names many resources at one token: its line carries the token and how many,
+     * and when it is refused, the resource that refused it and that resource's fence.
+     */
+    @Test
+    void aDeleteObjectsLineNamesItsTokenHowManyKeysAndTheKeyThatRefusedIt() throws Exception {
+        ListAppender<ILoggingEvent> lines = new ListAppender<>();
+        lines.start();
+        Logger logger = (Logger) LoggerFactory.getLogger(AccessLog.LOGGER);
+        logger.addAppender(lines);
+        try (GatewayHarness gateway = loggingGateway(MemoryObjectStore.Options.loopback(), "access_log_batch")) {
+            assertThat(gateway.put("/logged/newer", 9, "v").statusCode()).isEqualTo(201);
+            String body = "<Delete><Object><Key>older</Key></Object><Object><Key>newer</Key></Object>"
+                    + "<Object><Key>other</Key></Object></Delete>";
+            try (RawHttp raw = gateway.raw()) {
+                assertThat(RawHttp.status(raw.send(deleteObjects(8, body)).readResponse())).isEqualTo(412);
+                assertThat(RawHttp.status(raw.send(deleteObjects(10, body)).readResponse())).isIn(200, 201, 204);
+            }
+
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> lines.list.size() >= 3);
+            ObjectMapper json = new ObjectMapper();
+            JsonNode refused = json.readTree(lines.list.get(1).getFormattedMessage());
+            assertThat(refused.get("decision").asText()).isEqualTo("stale-token");
+            assertThat(refused.get("token").asLong()).isEqualTo(8);
+            assertThat(refused.get("resources").asInt()).isEqualTo(3);
+            assertThat(refused.get("resource").asText()).isEqualTo("/logged/newer");
+            assertThat(refused.get("currentToken").asLong()).isEqualTo(9);
+            assertThat(refused.has("fenceMs")).isTrue();
+            JsonNode forwarded = json.readTree(lines.list.get(2).getFormattedMessage());
+            assertThat(forwarded.get("decision").asText()).isEqualTo("forwarded");
+            assertThat(forwarded.get("token").asLong()).isEqualTo(10);
+            assertThat(forwarded.get("resources").asInt()).isEqualTo(3);
+            assertThat(forwarded.has("resource")).as("no one resource stands for all three").isFalse();
+            assertThat(forwarded.has("fenceMs")).isTrue();
+        } finally {
+            logger.detachAppender(lines);
+        }
+    }
+
+    private static String deleteObjects(long token, String body) {
+        return "POST /logged?delete HTTP/1.1\r\nHost: x\r\nFencing-Token: " + token + "\r\nContent-Length: "
+                + body.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + "\r\n\r\n" + body;
+    }
+
     /** A gateway with --access-log json in front of a store with {@code options}. */
     private static GatewayHarness loggingGateway(MemoryObjectStore.Options options, String schema) throws Exception {
         return GatewayHarness.start(options, upstream -> {
