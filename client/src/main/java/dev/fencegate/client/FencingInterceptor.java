@@ -82,9 +82,12 @@ public final class FencingInterceptor implements ExecutionInterceptor {
                     .toList();
             List<String> wanted = expected.containsKey(name) ? List.of(expected.get(name)) : List.of();
             if (!sent.equals(wanted)) {
-                throw new IllegalStateException("the write was not sent: it carries " + name + " " + sent + ", where this lease's"
-                        + " fencing gives " + wanted + "; the client's configuration sets a fencing header of its own"
-                        + " (leave fencing headers to the interceptor)");
+                // A signature is a credential for its token: its values are counted, not shown.
+                boolean secret = name.equals(WriteFencing.SIGNATURE);
+                throw new IllegalStateException("the write was not sent: it carries " + name + " "
+                        + (secret ? sent.size() + " time(s)" : sent) + ", where this lease's fencing gives "
+                        + (secret ? wanted.size() + " value(s)" : wanted) + "; the client's configuration sets a fencing"
+                        + " header of its own (leave fencing headers to the interceptor)");
             }
         }
     }

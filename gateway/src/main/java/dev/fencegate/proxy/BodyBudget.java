@@ -7,7 +7,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * The bytes of request bodies held whole at once, across every connection. Each body is bounded
  * on its own; this bounds them together, so that many clients each trickling a body up to its
  * limit cannot take the memory every other request needs. A body counts while it is read and
- * judged; once admitted it leaves for the store at the store's pace.
+ * judged, until the reading of its keys lets go of it too; once admitted it leaves for the store at
+ * the store's pace.
  */
 final class BodyBudget {
 

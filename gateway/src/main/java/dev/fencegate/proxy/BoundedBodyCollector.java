@@ -7,7 +7,11 @@ import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.LastHttpContent;
+import java.io.FilterInputStream;
+import java.io.IOException;
 import java.io.InputStream;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Holds one request body whole, up to a limit, and within the budget every such body shares. The
@@ -35,7 +39,10 @@ final class BoundedBodyCollector {
     private final int limit;
     private final BodyBudget budget;
     private ByteBuf body;
-    private long counted;
+    /** What the budget was charged for this body and has not been given back. */
+    private final AtomicLong counted = new AtomicLong();
+    /** The collector and each stream still open: the body counts against the budget until all let go. */
+    private final AtomicInteger holders = new AtomicInteger(1);
     private HttpHeaders trailers;
     private boolean handedOver;
     private boolean released;
@@ -80,7 +87,7 @@ final class BoundedBodyCollector {
         if (!budget.tryTake(wanted - capacity)) {
             return false;
         }
-        counted += wanted - capacity;
+        counted.addAndGet(wanted - capacity);
         if (body == null) {
             body = allocator.buffer(wanted, limit);
         } else {
@@ -96,10 +103,22 @@ final class BoundedBodyCollector {
     /**
      * The bytes so far, for parsing, read in place: no copy of the body is made. The stream holds
      * the body until it is closed, so it may be read on another thread while this collector is
-     * released.
+     * released; until then the body still counts against the budget.
      */
     InputStream stream() {
-        return new ByteBufInputStream(body.retainedDuplicate(), true);
+        holders.incrementAndGet();
+        return new FilterInputStream(new ByteBufInputStream(body.retainedDuplicate(), true)) {
+            private boolean closed;
+
+            @Override
+            public void close() throws IOException {
+                if (!closed) {
+                    closed = true;
+                    super.close();
+                    letGo();
+                }
+            }
+        };
     }
 
     /** The whole body as one last content, trailers kept; the caller owns it from here, outside the budget. */
@@ -116,15 +135,23 @@ final class BoundedBodyCollector {
      * collector's own reference: a stream still open keeps the body until it is closed.
      */
     void release() {
-        giveBack();
-        if (!handedOver && !released && body != null) {
-            released = true;
+        if (handedOver || released) {
+            return;
+        }
+        released = true;
+        if (body != null) {
             body.release();
+        }
+        letGo();
+    }
+
+    private void letGo() {
+        if (holders.decrementAndGet() == 0) {
+            giveBack();
         }
     }
 
     private void giveBack() {
-        budget.give(counted);
-        counted = 0;
+        budget.give(counted.getAndSet(0));
     }
 }

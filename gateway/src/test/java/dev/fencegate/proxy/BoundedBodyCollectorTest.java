@@ -125,6 +125,30 @@ class BoundedBodyCollectorTest {
     }
 
     /** The keys are read on another thread, and the request may end meanwhile: the stream keeps the body until it is closed. */
+    /**
+     * A client that closes as soon as its body is in leaves the keys still to be read: the body
+     * counts against the budget until the reading stream lets go of it, or bodies being read
+     * would pile up past the budget unrefused.
+     */
+    @Test
+    void aBodyBeingReadCountsAgainstTheBudgetUntilItsStreamIsClosed() throws IOException {
+        BodyBudget budget = new BodyBudget(40_000);
+        BoundedBodyCollector collector = new BoundedBodyCollector(UnpooledByteBufAllocator.DEFAULT, 30_000, budget);
+        collector.add(new DefaultLastHttpContent(Unpooled.wrappedBuffer(new byte[30_000])));
+        long charged = budget.held();
+        InputStream reading = collector.stream();
+
+        collector.release();
+        assertThat(budget.held()).as("released by the collector, still being read").isEqualTo(charged);
+        BoundedBodyCollector next = new BoundedBodyCollector(UnpooledByteBufAllocator.DEFAULT, 30_000, budget);
+        assertThat(next.add(new DefaultLastHttpContent(Unpooled.wrappedBuffer(new byte[30_000]))))
+                .as("a second body while the first is read").isEqualTo(BoundedBodyCollector.Added.NO_ROOM);
+
+        reading.close();
+        reading.close();
+        assertThat(budget.held()).isZero();
+    }
+
     @Test
     void aStreamOfTheBodyOutlivesTheCollectorsReleaseUntilItIsClosed() throws IOException {
         BoundedBodyCollector collector = new BoundedBodyCollector(UnpooledByteBufAllocator.DEFAULT, 10, new BodyBudget(100));
