@@ -28,15 +28,12 @@ public final class AccessLog {
      * @param status       the status the client got, from the store or the gateway
      * @param token        the token the write carried
      * @param currentToken the fence's token when the write was refused as stale
-     * @param resource     the canonical resource key of a write
+     * @param resource     the canonical resource key of a write; for a write of several (DeleteObjects),
+     *                     the one that refused it, or none when all were admitted
+     * @param resources    how many resources a write of several was checked against
      * @param fenceCheck   time to the fence decision
      * @param store        time at the store
      * @param total        time from the request head to the end of the answer
-     */
-    /**
-     * @param resource  the resource checked; for a write of several (DeleteObjects), the one refused,
-     *                  or none when all were admitted
-     * @param resources how many resources the write named, when it named more than one at once
      */
     public record Entry(String method, String path, String decision, int status, Long token, Long currentToken,
                         String resource, Integer resources, Duration fenceCheck, Duration store, Duration total) {

@@ -169,8 +169,8 @@ public final class FenceService implements AutoCloseable {
                 WANTED_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
         reconciler.scheduleWithFixedDelay(fences::reconcile, RECONCILE_INTERVAL.toMillis(),
                 RECONCILE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
-        log.info("Fence instance {}: registrations last {}, renewed every {} while written under; a raise waits up to {} for lower-token writes in flight",
-                instance, timing.rowLength(), RECONCILE_INTERVAL, drainWait);
+        log.info("Fence instance {}: registrations last {}, renewed every {} while written under; a raise waits up to {}"
+                + " for lower-token writes in flight", instance, timing.rowLength(), RECONCILE_INTERVAL, drainWait);
         PostgresUploadOwners uploads = new PostgresUploadOwners(database.dataSource(),
                 config.operations().multipartUploadLifetime());
         FunctionCounter.builder("fencegate.multipart.uploads.forgotten", uploads, PostgresUploadOwners::forgotten)
