@@ -63,8 +63,8 @@ public final class FencingInterceptor implements ExecutionInterceptor {
             // Before the check: the HTTP client looks the name up as it connects, and its connection
             // timeout does not bound the lookup.
             lookup.before(context.httpRequest().host());
-            fencing.guard().checkHeld();
-            carriesOnlyThisLeasesHeaders(context.httpRequest());
+            // Checks the guard, as it gives the headers this lease's writes carry.
+            carriesOnlyThese(context.httpRequest(), fencing.headersForWrite());
         }
     }
 
@@ -73,8 +73,7 @@ public final class FencingInterceptor implements ExecutionInterceptor {
      * are added after {@code modifyHttpRequest}, with names as given: a fencing header of the caller's
      * would go out beside this lease's, or in its place. Such a write is not sent.
      */
-    private void carriesOnlyThisLeasesHeaders(SdkHttpRequest request) {
-        Map<String, String> expected = fencing.headersForWrite();
+    private static void carriesOnlyThese(SdkHttpRequest request, Map<String, String> expected) {
         for (String name : List.of(WriteFencing.TOKEN, WriteFencing.HOLDER, WriteFencing.SIGNATURE)) {
             List<String> sent = request.headers().entrySet().stream()
                     .filter(header -> header.getKey().equalsIgnoreCase(name))

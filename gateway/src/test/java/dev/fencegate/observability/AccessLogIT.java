@@ -15,7 +15,6 @@ import dev.fencegate.testing.GatewayHarness;
 import dev.fencegate.testing.RawHttp;
 import dev.fencegate.testing.TestPostgres;
 import java.time.Duration;
-import java.util.List;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
@@ -25,61 +24,42 @@ class AccessLogIT {
 
     @Test
     void aRefusedAndAForwardedWriteEachLeaveOneLineWithTheDecisionTokenAndFence() throws Exception {
-        ListAppender<ILoggingEvent> lines = new ListAppender<>();
-        lines.start();
-        Logger logger = (Logger) LoggerFactory.getLogger(AccessLog.LOGGER);
-        logger.addAppender(lines);
-        try (GatewayHarness gateway = loggingGateway(MemoryObjectStore.Options.loopback(), "access_log")) {
+        try (AccessLines lines = new AccessLines();
+             GatewayHarness gateway = loggingGateway(MemoryObjectStore.Options.loopback(), "access_log")) {
             assertThat(gateway.put("/logged/k?secret=1", 9, "x").statusCode()).isEqualTo(201);
             assertThat(gateway.put("/logged/k", 8, "y").statusCode()).isEqualTo(412);
 
-            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> lines.list.size() >= 2);
-            ObjectMapper json = new ObjectMapper();
-            List<JsonNode> entries = lines.list.stream().map(event -> {
-                try {
-                    return json.readTree(event.getFormattedMessage());
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }).toList();
-            JsonNode forwarded = entries.get(0);
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> lines.count() >= 2);
+            JsonNode forwarded = lines.get(0);
             assertThat(forwarded.get("decision").asText()).isEqualTo("forwarded");
             assertThat(forwarded.get("status").asInt()).isEqualTo(201);
             assertThat(forwarded.get("path").asText()).isEqualTo("/logged/k");
             assertThat(forwarded.get("token").asLong()).isEqualTo(9);
-            JsonNode stale = entries.get(1);
+            JsonNode stale = lines.get(1);
             assertThat(stale.get("decision").asText()).isEqualTo("stale-token");
             assertThat(stale.get("status").asInt()).isEqualTo(412);
             assertThat(stale.get("token").asLong()).isEqualTo(8);
             assertThat(stale.get("currentToken").asLong()).isEqualTo(9);
             assertThat(stale.get("resource").asText()).isEqualTo("/logged/k");
-        } finally {
-            logger.detachAppender(lines);
         }
     }
 
     /** A write whose client left before the store answered is logged too: the store may have applied it. */
     @Test
     void aWriteWhoseClientLeftBeforeTheAnswerLeavesAClientClosedLine() throws Exception {
-        ListAppender<ILoggingEvent> lines = new ListAppender<>();
-        lines.start();
-        Logger logger = (Logger) LoggerFactory.getLogger(AccessLog.LOGGER);
-        logger.addAppender(lines);
         MemoryObjectStore.Options slow = MemoryObjectStore.Options.loopback().withWriteDelay(Duration.ofSeconds(1), Duration.ofSeconds(1));
-        try (GatewayHarness gateway = loggingGateway(slow, "access_log_gone")) {
+        try (AccessLines lines = new AccessLines(); GatewayHarness gateway = loggingGateway(slow, "access_log_gone")) {
             try (RawHttp raw = gateway.raw()) {
                 raw.send("PUT /logged/gone HTTP/1.1\r\nHost: x\r\nFencing-Token: 3\r\nContent-Length: 1\r\n\r\nx");
                 Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> gateway.store.requestCount() > 0);
             }
 
-            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> !lines.list.isEmpty());
-            JsonNode gone = new ObjectMapper().readTree(lines.list.get(0).getFormattedMessage());
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> lines.count() > 0);
+            JsonNode gone = lines.get(0);
             assertThat(gone.get("decision").asText()).isEqualTo("client-closed");
             assertThat(gone.get("status").asInt()).isEqualTo(499);
             assertThat(gone.get("token").asLong()).isEqualTo(3);
             assertThat(gone.get("resource").asText()).isEqualTo("/logged/gone");
-        } finally {
-            logger.detachAppender(lines);
         }
     }
 
@@ -89,11 +69,8 @@ class AccessLogIT {
      */
     @Test
     void aDeleteObjectsLineNamesItsTokenHowManyKeysAndTheKeyThatRefusedIt() throws Exception {
-        ListAppender<ILoggingEvent> lines = new ListAppender<>();
-        lines.start();
-        Logger logger = (Logger) LoggerFactory.getLogger(AccessLog.LOGGER);
-        logger.addAppender(lines);
-        try (GatewayHarness gateway = loggingGateway(MemoryObjectStore.Options.loopback(), "access_log_batch")) {
+        try (AccessLines lines = new AccessLines();
+             GatewayHarness gateway = loggingGateway(MemoryObjectStore.Options.loopback(), "access_log_batch")) {
             assertThat(gateway.put("/logged/newer", 9, "v").statusCode()).isEqualTo(201);
             String body = "<Delete><Object><Key>older</Key></Object><Object><Key>newer</Key></Object>"
                     + "<Object><Key>other</Key></Object></Delete>";
@@ -102,29 +79,51 @@ class AccessLogIT {
                 assertThat(RawHttp.status(raw.send(deleteObjects(10, body)).readResponse())).isIn(200, 201, 204);
             }
 
-            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> lines.list.size() >= 3);
-            ObjectMapper json = new ObjectMapper();
-            JsonNode refused = json.readTree(lines.list.get(1).getFormattedMessage());
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> lines.count() >= 3);
+            JsonNode refused = lines.get(1);
             assertThat(refused.get("decision").asText()).isEqualTo("stale-token");
             assertThat(refused.get("token").asLong()).isEqualTo(8);
             assertThat(refused.get("resources").asInt()).isEqualTo(3);
             assertThat(refused.get("resource").asText()).isEqualTo("/logged/newer");
             assertThat(refused.get("currentToken").asLong()).isEqualTo(9);
             assertThat(refused.has("fenceMs")).isTrue();
-            JsonNode forwarded = json.readTree(lines.list.get(2).getFormattedMessage());
+            JsonNode forwarded = lines.get(2);
             assertThat(forwarded.get("decision").asText()).isEqualTo("forwarded");
             assertThat(forwarded.get("token").asLong()).isEqualTo(10);
             assertThat(forwarded.get("resources").asInt()).isEqualTo(3);
             assertThat(forwarded.has("resource")).as("no one resource stands for all three").isFalse();
             assertThat(forwarded.has("fenceMs")).isTrue();
-        } finally {
-            logger.detachAppender(lines);
         }
     }
 
     private static String deleteObjects(long token, String body) {
         return "POST /logged?delete HTTP/1.1\r\nHost: x\r\nFencing-Token: " + token + "\r\nContent-Length: "
                 + body.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + "\r\n\r\n" + body;
+    }
+
+    /** The access log's lines, each read as JSON, while open. */
+    private static final class AccessLines implements AutoCloseable {
+        private static final ObjectMapper JSON = new ObjectMapper();
+        private final Logger logger = (Logger) LoggerFactory.getLogger(AccessLog.LOGGER);
+        private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
+
+        AccessLines() {
+            appender.start();
+            logger.addAppender(appender);
+        }
+
+        int count() {
+            return appender.list.size();
+        }
+
+        JsonNode get(int index) throws Exception {
+            return JSON.readTree(appender.list.get(index).getFormattedMessage());
+        }
+
+        @Override
+        public void close() {
+            logger.detachAppender(appender);
+        }
     }
 
     /** A gateway with --access-log json in front of a store with {@code options}. */

@@ -241,15 +241,8 @@ class HeldFencesTest {
      */
     @Test
     void aFenceIsNotUsedWhileTheListenerHasNotConfirmedWithinASecond() {
-        AtomicInteger opened = new AtomicInteger();
         AtomicBoolean poolBusy = new AtomicBoolean();
-        DataSource busyAfterTheFirst = (DataSource) Proxy.newProxyInstance(HeldFencesTest.class.getClassLoader(),
-                new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("getConnection") && opened.getAndIncrement() > 0 && poolBusy.get()) {
-                        throw new SQLException("Connection is not available, request timed out after 2000ms");
-                    }
-                    return Proxies.invoke(method, database.dataSource(), args);
-                });
+        DataSource busyAfterTheFirst = busyAfterTheFirst(poolBusy);
         FenceInstance a = new FenceInstance(database, clock, TIMING, 100, true, busyAfterTheFirst);
         instances.add(a);
         a.holdAt(claim(5));
@@ -403,15 +396,8 @@ class HeldFencesTest {
     void aProbeThatCannotBeSentDoesNotCostTheListener() {
         InstanceFences fences = new InstanceFences(new PostgresInflightRegistrations(database.dataSource(), UUID.randomUUID()),
                 TIMING, System::nanoTime);
-        AtomicInteger opened = new AtomicInteger();
         AtomicBoolean poolBusy = new AtomicBoolean();
-        DataSource busyAfterTheFirst = (DataSource) Proxy.newProxyInstance(HeldFencesTest.class.getClassLoader(),
-                new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("getConnection") && opened.getAndIncrement() > 0 && poolBusy.get()) {
-                        throw new SQLException("Connection is not available, request timed out after 2000ms");
-                    }
-                    return Proxies.invoke(method, database.dataSource(), args);
-                });
+        DataSource busyAfterTheFirst = busyAfterTheFirst(poolBusy);
         try (InflightListener listener = new InflightListener(busyAfterTheFirst, fences, new RememberedFences(100),
                 UUID.randomUUID()).start()) {
             await().atMost(Duration.ofSeconds(5)).until(fences::hearsRaises);
@@ -639,5 +625,17 @@ class HeldFencesTest {
         FenceInstance instance = new FenceInstance(database, clock, timing, remembered, listening);
         instances.add(instance);
         return instance;
+    }
+
+    /** The test database, whose every connection after the first times out, as a busy pool's would, while {@code poolBusy}. */
+    private DataSource busyAfterTheFirst(AtomicBoolean poolBusy) {
+        AtomicInteger opened = new AtomicInteger();
+        return (DataSource) Proxy.newProxyInstance(HeldFencesTest.class.getClassLoader(),
+                new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection") && opened.getAndIncrement() > 0 && poolBusy.get()) {
+                        throw new SQLException("Connection is not available, request timed out after 2000ms");
+                    }
+                    return Proxies.invoke(method, database.dataSource(), args);
+                });
     }
 }
