@@ -188,7 +188,7 @@ public final class FenceAdmission {
             log.warn("Refusing token {} for {}, which the fence store admitted: this instance heard of a raise to {} while it"
                     + " was judged (a notice of a raise that committed after the read began, or one no gateway sent)",
                     claim.token(), claim.resource(), heard.getAsLong());
-            return new FenceDecision.Stale(claim, rememberedFence(claim, heard.getAsLong()));
+            return new FenceDecision.Stale(claim, rememberedFence(claim, heard.getAsLong()), true);
         }
         log.error("FENCE REGRESSION for {}: the fence store held {} but this instance admitted {} before; "
                         + "refusing token {} and raising the fence back to {}", claim.resource(),

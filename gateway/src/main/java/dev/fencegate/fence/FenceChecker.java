@@ -39,6 +39,7 @@ public final class FenceChecker implements AutoCloseable {
     private static final long FIRST_RETRY_MILLIS = 2;
     private static final long MAX_RETRY_MILLIS = 50;
     private static final int MAX_BATCH = 64;
+    private static final String SHUTTING_DOWN = "gateway shutting down";
 
     private record Pending(FenceClaim claim, CompletableFuture<FenceDecision> answer, long deadlineNanos, Executor answerOn) {
     }
@@ -132,9 +133,18 @@ public final class FenceChecker implements AutoCloseable {
 
     private CompletableFuture<FenceDecision> attempt(FenceClaim claim, long drainDeadline, long retryMillis, Executor answerOn) {
         CompletableFuture<FenceDecision> answer = new CompletableFuture<>();
-        if (closed || !queue.offer(new Pending(claim, answer, System.nanoTime() + timeout.toNanos(), answerOn))) {
+        if (closed) {
+            // A claim tried again while it waited for a lower write to drain, after the checker closed.
+            return CompletableFuture.completedFuture(new FenceDecision.Unavailable(SHUTTING_DOWN));
+        }
+        Pending pending = new Pending(claim, answer, System.nanoTime() + timeout.toNanos(), answerOn);
+        if (!queue.offer(pending)) {
             return CompletableFuture.completedFuture(new FenceDecision.Unavailable(
                     "fence checks are queued beyond " + queue.size() + " waiting (" + poolState.get() + ")"));
+        }
+        if (closed && queue.remove(pending)) {
+            // Offered after close() emptied the queue: no worker takes it now.
+            answer.complete(new FenceDecision.Unavailable(SHUTTING_DOWN));
         }
         return answer.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 .exceptionally(failure -> new FenceDecision.Unavailable(describe(claim, failure)))
@@ -301,7 +311,7 @@ public final class FenceChecker implements AutoCloseable {
         }
         Pending left;
         while ((left = queue.poll()) != null) {
-            left.answer().complete(new FenceDecision.Unavailable("gateway shutting down"));
+            left.answer().complete(new FenceDecision.Unavailable(SHUTTING_DOWN));
         }
     }
 }

@@ -44,8 +44,19 @@ public sealed interface FenceDecision {
         }
     }
 
-    /** The claim is below the fence: a holder whose lease was taken over. */
-    record Stale(FenceClaim claim, Fence current) implements FenceDecision {
+    /**
+     * The claim is below the fence: a holder whose lease was taken over. {@code heardOnly}: the
+     * fence named is a raise this instance only heard announced, not one it read through its own
+     * connection, so it tells nothing of what the store holds (any role that may connect can send
+     * a notice).
+     */
+    record Stale(FenceClaim claim, Fence current, boolean heardOnly) implements FenceDecision {
+
+        /** Below a fence read through this instance's own connection, or one it made itself. */
+        public Stale(FenceClaim claim, Fence current) {
+            this(claim, current, false);
+        }
+
         @Override
         public Kind kind() {
             return Kind.STALE;

@@ -275,8 +275,12 @@ public final class InstanceFences {
                 endHolds(claim.resource(), claim.token().value());
             } else if (decision instanceof FenceDecision.Stale stale) {
                 endHoldsBelow(claim.resource(), stale.current().token().value());
-                // The next stale token refused from memory names this fence, not a lower one admitted here.
-                remembered.readAt(claim.resource(), stale.current().token().value());
+                if (!stale.heardOnly()) {
+                    // The next stale token refused from memory names this fence, not a lower one admitted
+                    // here. A raise only heard of is known already, and must not become one confirmed:
+                    // the regression guard would write it to the store for the next claim below it.
+                    remembered.readAt(claim.resource(), stale.current().token().value());
+                }
             } else if (decision instanceof FenceDecision.Reused reused) {
                 endHoldsBelow(claim.resource(), reused.current().token().value());
                 remembered.readAt(claim.resource(), reused.current().token().value());

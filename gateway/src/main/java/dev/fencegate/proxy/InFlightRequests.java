@@ -24,8 +24,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class InFlightRequests extends ChannelDuplexHandler {
 
     private static final AttributeKey<Boolean> ANSWERING = AttributeKey.valueOf("fencegate.answering");
-    /** An answer written while draining that would have kept its connection: it is closed once the answer is out. */
-    private static final AttributeKey<Boolean> CLOSE_AFTER = AttributeKey.valueOf("fencegate.close-after-answer");
+    /**
+     * The answer under way would have kept its connection (its head said keep-alive, or said so
+     * until the drain changed it): while draining, the connection is closed once the answer is out,
+     * also when its head went out before the drain began.
+     */
+    private static final AttributeKey<Boolean> KEEPS_CONNECTION = AttributeKey.valueOf("fencegate.answer-keeps-connection");
     private final AtomicInteger count = new AtomicInteger();
     private volatile boolean draining;
 
@@ -70,16 +74,18 @@ final class InFlightRequests extends ChannelDuplexHandler {
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         boolean informational = msg instanceof HttpResponse response
                 && response.status().codeClass() == HttpStatusClass.INFORMATIONAL;
-        if (draining && !informational && msg instanceof HttpResponse response && HttpUtil.isKeepAlive(response)) {
+        if (!informational && msg instanceof HttpResponse response) {
             // An answer that closes its connection anyway does so its own way (lingering, say).
-            HttpUtil.setKeepAlive(response, false);
-            ctx.channel().attr(CLOSE_AFTER).set(true);
+            boolean keeps = HttpUtil.isKeepAlive(response);
+            ctx.channel().attr(KEEPS_CONNECTION).set(keeps);
+            if (draining && keeps) {
+                HttpUtil.setKeepAlive(response, false);
+            }
         }
         if (msg instanceof LastHttpContent && !informational) {
             ChannelPromise written = promise.unvoid();
             written.addListener(done -> answered(ctx.channel()));
-            // Only while draining: no answer before it looks the attribute up.
-            if (draining && Boolean.TRUE.equals(ctx.channel().attr(CLOSE_AFTER).getAndSet(false))) {
+            if (Boolean.TRUE.equals(ctx.channel().attr(KEEPS_CONNECTION).getAndSet(false)) && draining) {
                 written.addListener(ChannelFutureListener.CLOSE);
             }
             ctx.write(msg, written);

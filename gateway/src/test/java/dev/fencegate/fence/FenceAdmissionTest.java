@@ -228,6 +228,44 @@ class FenceAdmissionTest {
         assertThat(store.read(KEY)).map(fence -> fence.token().value()).hasValue(218L);
     }
 
+    /**
+     * A notice that comes while two claims below it are judged together refuses both, and
+     * neither the refusal of the first nor the second makes the notice a fence this instance
+     * confirmed: nothing is reported, and the store keeps the fence it set.
+     */
+    @Test
+    void aRaiseHeardOfWhileTwoClaimsAreJudgedTogetherIsNeitherReportedNorWrittenToTheStore() {
+        FenceAdmission admission = admission();
+        assertThat(admission.attempt(claim(10))).isInstanceOf(FenceDecision.Admitted.class);
+        afterJudged = () -> remembered.heardOf(KEY, 100_000); // NOTIFY, from anyone, as the batch is judged
+
+        List<FenceDecision> decisions = admission.attemptAll(List.of(claim(11), claim(12)));
+
+        assertThat(decisions).allMatch(decision -> decision instanceof FenceDecision.Stale);
+        assertThat(regressions).isEmpty();
+        assertThat(store.read(KEY)).map(fence -> fence.token().value()).as("the store's fence").hasValue(12L);
+    }
+
+    /**
+     * A claim already past the check from memory when a refusal named a raise only heard of (it
+     * was queued before the notice came) is judged by the store, and refused from the notice
+     * again: the notice did not become a fence this instance confirmed, so it is not written back.
+     */
+    @Test
+    void aClaimJudgedAfterARefusalNamedARaiseOnlyHeardOfDoesNotWriteThatRaiseToTheStore() {
+        FenceAdmission admission = admission();
+        assertThat(admission.attempt(claim(10))).isInstanceOf(FenceDecision.Admitted.class);
+        afterJudged = () -> remembered.heardOf(KEY, 100_000);
+        assertThat(admission.attempt(claim(11))).isInstanceOf(FenceDecision.Stale.class);
+
+        FenceDecision next = admission.attempt(claim(12));
+
+        assertThat(next).isInstanceOf(FenceDecision.Stale.class);
+        assertThat(regressions).isEmpty();
+        assertThat(store.read(KEY)).map(fence -> fence.token().value()).as("the store's fence").hasValue(12L);
+        assertThat(remembered.confirmed(KEY)).hasValue(10L);
+    }
+
     @Test
     void aFenceTheStoreLostIsRefusedAlsoWhenTheClaimWaitedOnAnotherInstancesExpiredRow() throws InterruptedException {
         FenceAdmission admission = admission();

@@ -181,6 +181,25 @@ class FenceCheckerTest {
     }
 
     /**
+     * A claim still waiting for a lower write to drain when the checker closes is refused at its
+     * next try as the gateway shutting down, not as a full queue, and not left in a queue no
+     * worker takes any more until its timeout.
+     */
+    @Test
+    void aClaimWaitingForALowerWriteToDrainIsRefusedAsShuttingDownOnceTheCheckerCloses() throws Exception {
+        FenceChecker checker = checker(1, Duration.ofSeconds(10));
+        drainsLeft.set(1_000);
+        CompletableFuture<FenceDecision> answer = checker.check(claim("/draining"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> drainsLeft.get() < 995);
+
+        checker.close();
+        FenceDecision decision = answer.get(2, TimeUnit.SECONDS);
+
+        assertThat(decision).isInstanceOfSatisfying(FenceDecision.Unavailable.class,
+                unavailable -> assertThat(unavailable.detail()).isEqualTo("gateway shutting down"));
+    }
+
+    /**
      * A token below one this instance admitted is stale by what it remembers: refused on the
      * caller's thread with no statement to the store. A store that lost the fence meanwhile (a
      * failover to a replica that missed the commit) is not asked, so it neither admits the token
