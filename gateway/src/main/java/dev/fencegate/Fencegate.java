@@ -53,7 +53,10 @@ public final class Fencegate {
         if (e instanceof UnmatchedArgumentException unmatched && unmatched.getUnmatched().stream().anyMatch(DEMO_COMMANDS::contains)) {
             err.println("The demo and its store are commands of the demo's jar: java -jar demo/target/fencegate-demo.jar --help");
         }
-        err.println("See '" + howToRun(command) + " --help' for every setting and its default.");
+        // The top level's help lists commands only; the settings are serve's.
+        CommandLine settings = command.getParent() == null && command.getSubcommands().containsKey("serve")
+                ? command.getSubcommands().get("serve") : command;
+        err.println("See '" + howToRun(settings) + " --help' for every setting and its default.");
         err.flush();
         return command.getExitCodeExceptionMapper() != null
                 ? command.getExitCodeExceptionMapper().getExitCode(e)

@@ -7,7 +7,6 @@ import dev.fencegate.config.SafetyConfig;
 import dev.fencegate.config.ScopeConfig;
 import dev.fencegate.config.Setting;
 import dev.fencegate.config.StoreKind;
-import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.fence.TokenSignatures;
@@ -94,10 +93,9 @@ public final class SignCommand implements Callable<Integer> {
             signatures = new TokenSignatures(keyFrom(file));
             // Read as the gateway reads the header, so no spelling it refuses (08, +8) is signed.
             FencingHeaders.TokenParse parsed = FencingHeaders.token(List.of(token));
-            if (parsed instanceof FencingHeaders.TokenParse.Refused refused) {
+            if (parsed instanceof FencingHeaders.TokenParse.Refused) {
                 throw new IllegalArgumentException("--token: '" + token + "' (expected a decimal from 1 to " + Long.MAX_VALUE
-                        + " without sign or leading zero, as the gateway reads Fencing-Token: "
-                        + ((FenceDecision.MalformedToken) refused.refusal()).detail() + ")");
+                        + " without sign or leading zero, as the gateway reads Fencing-Token)");
             }
             granted = ((FencingHeaders.TokenParse.Valid) parsed).token();
         } catch (IllegalArgumentException e) {

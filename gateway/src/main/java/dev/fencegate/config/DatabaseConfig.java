@@ -17,6 +17,11 @@ public record DatabaseConfig(String url, String schema, String user, String pass
                     + " sessions' options itself, their fence naming and timeouts among them, and a URL's would replace them;"
                     + " set server settings with ALTER ROLE or ALTER DATABASE ... SET instead)");
         }
+        if (user == null || user.isEmpty()) {
+            // The server would only say no user name was sent; an empty flag is most often a variable not set.
+            throw new IllegalArgumentException("--db-user: given empty (expected the role to connect as; leave the setting out"
+                    + " for postgres)");
+        }
         if (schema == null || !schema.matches("[a-z_][a-z0-9_]{0,62}")) {
             throw new IllegalArgumentException("--db-schema: '" + schema + "' (expected a lower-case SQL identifier)");
         }

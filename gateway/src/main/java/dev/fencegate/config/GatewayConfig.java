@@ -74,8 +74,7 @@ public record GatewayConfig(
         Durations.requireTimeout("--upstream-connect-timeout", upstreamConnectTimeout, Durations.LONGEST_TIMEOUT);
         Durations.requireTimeout("--upstream-timeout", upstreamTimeout, Durations.LONGEST_TIMEOUT);
         Durations.requireTimeout("--client-idle-timeout", clientIdleTimeout, Durations.LONGEST_TIMEOUT);
-        if (adminListen.port() != 0 && adminListen.port() == listen.port() && (adminListen.host().equals(listen.host())
-                || isWildcard(listen.host()) || isWildcard(adminListen.host()))) {
+        if (adminListen.port() != 0 && sameListener(listen, adminListen)) {
             throw new IllegalArgumentException("--admin-listen: " + adminListen + " (expected a port other than --listen "
                     + listen + "'s: both cannot listen on it)");
         }
@@ -114,6 +113,23 @@ public record GatewayConfig(
             return false;
         }
         return to.isAnyLocalAddress() || at.isAnyLocalAddress() && to.isLoopbackAddress() || at.equals(to);
+    }
+
+    /**
+     * Whether listening on {@code a} and on {@code b} takes one port of this host, as far as the text
+     * tells without a lookup: the same port, and the same spelling, the same address in another
+     * spelling ({@code localhost} and {@code 127.0.0.1}), or every address on either side.
+     */
+    static boolean sameListener(HostPort a, HostPort b) {
+        if (a.port() != b.port()) {
+            return false;
+        }
+        if (a.host().equalsIgnoreCase(b.host()) || isWildcard(a.host()) || isWildcard(b.host())) {
+            return true;
+        }
+        InetAddress first = literal(a.host());
+        InetAddress second = literal(b.host());
+        return first != null && second != null && (first.isAnyLocalAddress() || second.isAnyLocalAddress() || first.equals(second));
     }
 
     /** The address {@code host} spells, {@code localhost} as the loopback address; null for another name. */

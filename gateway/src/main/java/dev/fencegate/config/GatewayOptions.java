@@ -161,7 +161,7 @@ public final class GatewayOptions {
     }
 
     @Option(names = "--change-fence-naming", paramLabel = "BOOL", arity = "0..1", fallbackValue = "true",
-            description = "Let this instance change how the fences are named (--store-kind, --virtual-host-domains, the --upstream path, --scopes) when the naming recorded in the fence database differs: every instance refuses writes until the fences are carried over (env FENCEGATE_CHANGE_FENCE_NAMING; default false).")
+            description = "Let this instance change how the fences are named (--store-kind, --virtual-host-domains, the --upstream path, --scopes) when the naming recorded in the fence database differs: every instance refuses writes until the fences are carried over; also records whether this instance requires signed tokens (--token-key-file) (env FENCEGATE_CHANGE_FENCE_NAMING; default false).")
     void changeFenceNaming(String value) {
         flag(Setting.CHANGE_FENCE_NAMING, value);
     }
@@ -171,7 +171,7 @@ public final class GatewayOptions {
         flag(Setting.TLS_KEYSTORE, value);
     }
 
-    @Option(names = "--tls-keystore-password", paramLabel = "PASSWORD", description = "Its password; prefer the variable (env FENCEGATE_TLS_KEYSTORE_PASSWORD).")
+    @Option(names = "--tls-keystore-password", paramLabel = "PASSWORD", description = "Its password; prefer the variable (env FENCEGATE_TLS_KEYSTORE_PASSWORD; default empty).")
     void tlsKeystorePassword(String value) {
         flag(Setting.TLS_KEYSTORE_PASSWORD, value);
     }
@@ -181,7 +181,7 @@ public final class GatewayOptions {
         flag(Setting.TLS_CLIENT_TRUSTSTORE, value);
     }
 
-    @Option(names = "--tls-client-truststore-password", paramLabel = "PASSWORD", description = "Its password; prefer the variable (env FENCEGATE_TLS_CLIENT_TRUSTSTORE_PASSWORD).")
+    @Option(names = "--tls-client-truststore-password", paramLabel = "PASSWORD", description = "Its password; prefer the variable (env FENCEGATE_TLS_CLIENT_TRUSTSTORE_PASSWORD; default empty).")
     void tlsClientTruststorePassword(String value) {
         flag(Setting.TLS_CLIENT_TRUSTSTORE_PASSWORD, value);
     }
@@ -196,7 +196,7 @@ public final class GatewayOptions {
         flag(Setting.ACCESS_LOG, value);
     }
 
-    @Option(names = "--admin-token", paramLabel = "TOKEN", description = "Bearer token the admin port's /fences endpoints require; needed when --admin-listen is not loopback; prefer the variable (env FENCEGATE_ADMIN_TOKEN; default none).")
+    @Option(names = "--admin-token", paramLabel = "TOKEN", description = "Bearer token the admin port's /fences endpoints require, 16 to 512 visible ASCII characters (no spaces); needed when --admin-listen is not loopback; prefer the variable (env FENCEGATE_ADMIN_TOKEN; default none).")
     void adminToken(String value) {
         flag(Setting.ADMIN_TOKEN, value);
     }

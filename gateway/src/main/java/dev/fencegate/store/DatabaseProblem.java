@@ -57,6 +57,11 @@ final class DatabaseProblem {
         if (state.equals("3D000")) {
             return " (check the database named in --db-url)";
         }
+        if (state.equals("42501")) {
+            // PostgreSQL 15 and later no longer let every role create in the schema public.
+            return " (the --db-user role migrates the fence schema: make it the database's owner, or grant it CREATE"
+                    + " on the database, or on the schema in --db-schema)";
+        }
         if (state.startsWith("08") || root instanceof ConnectException || root instanceof UnknownHostException) {
             return " (check the host and port in --db-url, and that PostgreSQL is running)";
         }

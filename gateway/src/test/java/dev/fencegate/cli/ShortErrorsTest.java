@@ -50,7 +50,9 @@ class ShortErrorsTest {
             line.setErr(new PrintWriter(errors));
             assertThat(line.execute(command, "--listen", "127.0.0.1:9000")).isEqualTo(2);
             assertThat(errors.toString()).as(command).contains("index 0: '" + command + "'")
-                    .contains("java -jar demo/target/fencegate-demo.jar --help");
+                    .contains("java -jar demo/target/fencegate-demo.jar --help")
+                    .as("the settings are serve's: the top level's help lists only commands")
+                    .contains("See 'java -jar fencegate.jar serve --help' for every setting and its default.");
         }
         assertThat(run("serve", "--upstream", "http://127.0.0.1:9", "--lisen", "x")).isEqualTo(2);
         assertThat(err.toString()).doesNotContain("demo");

@@ -32,6 +32,19 @@ class DatabaseProblemTest {
         assertThat(DatabaseProblem.describe(pool)).startsWith("unknown host db.internal (check the host and port in --db-url");
     }
 
+    /**
+     * A role that may connect but not create in the fence schema (on PostgreSQL 15 and later, any
+     * role but the database's owner, in the schema public) is told which grant the migration needs.
+     */
+    @Test
+    void aRoleThatMayNotCreateTheFenceTablesIsToldWhatToGrant() {
+        SQLException refused = new SQLException("ERROR: permission denied for schema public\n  Position: 14", "42501");
+
+        assertThat(DatabaseProblem.describe(new RuntimeException("Unable to create the schema history table", refused)))
+                .isEqualTo("ERROR: permission denied for schema public Position: 14 (the --db-user role migrates the fence schema:"
+                        + " make it the database's owner, or grant it CREATE on the database, or on the schema in --db-schema)");
+    }
+
     @Test
     void theServersOwnWordsStayWhenTheHostIsKnown() {
         SQLException refused = new SQLException("FATAL: database \"fences\" does not exist", "3D000");
