@@ -3,6 +3,7 @@ package dev.fencegate;
 import dev.fencegate.config.EffectiveSettings;
 import dev.fencegate.config.GatewayConfigReader;
 import dev.fencegate.config.GatewayOptions;
+import dev.fencegate.config.Setting;
 import java.io.PrintWriter;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -40,6 +41,11 @@ public final class CheckConfigCommand implements Callable<Integer> {
         this.env = env;
     }
 
+    /** What start and check-config say of a variable spelt as the gateway's that no setting reads. */
+    static String unread(String variable) {
+        return variable + " is set but no setting reads it (a misspelt variable leaves its setting at the default)";
+    }
+
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
@@ -53,6 +59,8 @@ public final class CheckConfigCommand implements Callable<Integer> {
         }
         settings.lines().forEach(out::println);
         out.flush();
+        Setting.unreadVariables(env).forEach(name -> err.println(unread(name)));
+        err.flush();
         try {
             Gateway.check(GatewayConfigReader.read(settings));
         } catch (IllegalArgumentException e) {

@@ -2,9 +2,12 @@ package dev.fencegate;
 
 import dev.fencegate.config.GatewayConfig;
 import dev.fencegate.config.GatewayOptions;
+import dev.fencegate.config.Setting;
 import dev.fencegate.observability.Logging;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -14,6 +17,8 @@ import picocli.CommandLine.Spec;
 /** Runs the gateway until SIGTERM or SIGINT, then shuts it down gracefully. */
 @Command(name = "serve", mixinStandardHelpOptions = true, description = "Run the gateway (the default command).")
 final class ServeCommand implements Callable<Integer> {
+
+    private static final Logger log = LoggerFactory.getLogger(ServeCommand.class);
 
     @Mixin
     GatewayOptions options;
@@ -29,6 +34,7 @@ final class ServeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
+        Setting.unreadVariables(System.getenv()).forEach(name -> log.warn(CheckConfigCommand.unread(name)));
         Gateway gateway;
         try {
             gateway = Gateway.start(config);

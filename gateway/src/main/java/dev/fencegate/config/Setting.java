@@ -1,8 +1,13 @@
 package dev.fencegate.config;
 
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -50,6 +55,11 @@ public enum Setting {
 
     /** The variable that names the config file; not a setting itself, since it says where settings are. */
     public static final String CONFIG_VARIABLE = "FENCEGATE_CONFIG";
+    /** The log's level, read by the logging configuration, not by the settings. */
+    public static final String LOG_LEVEL_VARIABLE = "FENCEGATE_LOG_LEVEL";
+    private static final String VARIABLE_PREFIX = "FENCEGATE_";
+    /** Read by this project's own tests and CI, which start gateways with them set (see the README). */
+    private static final Pattern PROJECT_TESTS = Pattern.compile("FENCEGATE_(TEST|REQUIRE)_");
 
     private final String key;
     private final String defaultValue;
@@ -71,7 +81,21 @@ public enum Setting {
     }
 
     public String variable() {
-        return "FENCEGATE_" + key.toUpperCase(Locale.ROOT).replace('-', '_');
+        return VARIABLE_PREFIX + key.toUpperCase(Locale.ROOT).replace('-', '_');
+    }
+
+    /**
+     * The variables in {@code env} spelt as the gateway's ({@code FENCEGATE_...}) that it does not
+     * read, in order: most often a setting's misspelt ({@code FENCEGATE_TOKEN_KEYFILE}), which
+     * would leave that setting at its default without a word.
+     */
+    public static List<String> unreadVariables(Map<String, String> env) {
+        Set<String> read = Arrays.stream(values()).map(Setting::variable).collect(Collectors.toCollection(HashSet::new));
+        read.add(CONFIG_VARIABLE);
+        read.add(LOG_LEVEL_VARIABLE);
+        return env.keySet().stream()
+                .filter(name -> name.startsWith(VARIABLE_PREFIX) && !read.contains(name) && !PROJECT_TESTS.matcher(name).lookingAt())
+                .sorted().toList();
     }
 
     /** The built-in default as text; {@code null} for a required setting. */

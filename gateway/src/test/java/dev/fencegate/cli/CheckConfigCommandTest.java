@@ -180,6 +180,22 @@ class CheckConfigCommandTest {
                 "--token-key-file", ""), "--token-key-file: given empty", "expected a value");
     }
 
+    /**
+     * A variable spelt as the gateway's that no setting reads is most often a setting's misspelt,
+     * which leaves that setting at its default: named on stderr, and the check still passes. The
+     * log level's variable and the tests' own are read elsewhere, so not named.
+     */
+    @Test
+    void aVariableNoSettingReadsIsNamedAsAWarning() {
+        int status = run(Map.of("FENCEGATE_UPSTREAM", "http://store:9000", "FENCEGATE_TOKEN_KEYFILE", "/etc/fencegate/key",
+                "FENCEGATE_LOG_LEVEL", "DEBUG", "FENCEGATE_TEST_DB_URL", "jdbc:postgresql://db/test", "FENCEGATE_REQUIRE_NGINX", "1"));
+
+        assertThat(status).as(err.toString()).isZero();
+        assertThat(lines()).contains("token-key-file = \"\" (default)");
+        assertThat(err.toString().lines()).containsExactly(
+                "FENCEGATE_TOKEN_KEYFILE is set but no setting reads it (a misspelt variable leaves its setting at the default)");
+    }
+
     /** Left out, each is off, as before. */
     @Test
     void theSameSettingsLeftOutAreOff() {

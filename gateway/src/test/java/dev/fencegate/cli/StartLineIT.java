@@ -17,6 +17,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -32,14 +33,15 @@ class StartLineIT {
     private static final Pattern READY = Pattern.compile("Fencegate ready on 127\\.0\\.0\\.1:(\\d+) \\(admin 127\\.0\\.0\\.1:(\\d+)\\)");
 
     @Test
-    void theReadyLineShowsThePortsActuallyBoundAndAnUnreachableStoreIsAWarning() throws Exception {
+    void theReadyLineShowsThePortsActuallyBoundAndAnUnreachableStoreOrAVariableNoSettingReadsIsAWarning() throws Exception {
         DatabaseConfig database = TestPostgres.config(TestPostgres.newSchema("start_line"));
         int closedStorePort = GatewayProcess.freePort();
         Path key = Files.writeString(Files.createTempFile("fencegate-start", ".key"), "start-line-key-of-at-least-thirty-two-bytes\n");
         String output;
         try {
-            output = runUntil("Fencegate ready on", database.url(), database, "--upstream", "http://127.0.0.1:" + closedStorePort,
-                    "--token-key-file", key.toString());
+            // A misspelt variable, next to the flag it meant to give: the key is read from the flag only.
+            output = runUntil("Fencegate ready on", database.url(), database, Map.of("FENCEGATE_TOKEN_KEYFILE", key.toString()),
+                    "--upstream", "http://127.0.0.1:" + closedStorePort, "--token-key-file", key.toString());
         } finally {
             Files.deleteIfExists(key);
         }
@@ -48,7 +50,8 @@ class StartLineIT {
         assertThat(ready.find()).as(output).isTrue();
         assertThat(Integer.parseInt(ready.group(1))).isPositive();
         assertThat(Integer.parseInt(ready.group(2))).isPositive();
-        assertThat(output).contains("Store http://127.0.0.1:" + closedStorePort + " not reachable now (");
+        assertThat(output).contains("Store http://127.0.0.1:" + closedStorePort + " not reachable now (")
+                .contains("WARN  ServeCommand - FENCEGATE_TOKEN_KEYFILE is set but no setting reads it");
         assertThat(output.lines().filter(line -> line.contains("Fencegate ready on"))).singleElement().asString()
                 .endsWith(", tokens signed");
     }
@@ -58,7 +61,7 @@ class StartLineIT {
         DatabaseConfig database = TestPostgres.config(TestPostgres.newSchema("start_line_bad"));
         URI server = URI.create(database.url().substring("jdbc:".length()));
         String url = "jdbc:postgresql://" + server.getHost() + ":" + server.getPort() + "/fencegate_no_such_database";
-        String output = runUntil("Fencegate NOT READY", url, database);
+        String output = runUntil("Fencegate NOT READY", url, database, Map.of());
 
         assertThat(output).doesNotContain("Fencegate ready");
         assertThat(output.lines().filter(line -> line.contains("Fencegate NOT READY on 127.0.0.1:")))
@@ -100,7 +103,8 @@ class StartLineIT {
     }
 
     /** Runs the jar with ports 0 until its output has {@code line}; returns the output, then stops it. */
-    private static String runUntil(String line, String dbUrl, DatabaseConfig database, String... extra) throws Exception {
+    private static String runUntil(String line, String dbUrl, DatabaseConfig database, Map<String, String> env, String... extra)
+            throws Exception {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-jar", GatewayProcess.JAR.toString(), "serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
                 "--db-url", dbUrl, "--db-schema", database.schema(), "--db-user", database.user(), "--db-pool-size", "2"));
@@ -109,7 +113,9 @@ class StartLineIT {
             command.addAll(List.of("--upstream", "http://127.0.0.1:" + GatewayProcess.freePort()));
         }
         Path log = Files.createTempFile("fencegate-start", ".log");
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().putAll(env);
+        Process process = builder.start();
         try {
             Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
                     .until(() -> !process.isAlive() || Files.readString(log).contains(line));
