@@ -164,7 +164,8 @@ sealed interface RequestRoute {
                 return new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, unfenceable.get()), false);
             }
         }
-        UploadIds.Role upload = UploadIds.of(head.method().name(), head.uri());
+        // Multipart uploads are S3's; to another store, uploads and uploadId are a query like any other.
+        UploadIds.Role upload = isS3(claims.identity()) ? UploadIds.of(head.method().name(), head.uri()) : new UploadIds.Role.None();
         if (upload instanceof UploadIds.Role.Refused refused) {
             return new Answer(Problem.of(Outcome.BAD_REQUEST, refused.detail()), false);
         }

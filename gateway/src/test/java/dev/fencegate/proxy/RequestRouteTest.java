@@ -293,4 +293,24 @@ class RequestRouteTest {
         assertThat(((RequestRoute.Answer) route(HttpMethod.DELETE, "/bucket/key?uploadId=a&uploadId=b", "Fencing-Token", "7"))
                 .problem().outcome()).isEqualTo(Outcome.BAD_REQUEST);
     }
+
+    /**
+     * Multipart uploads are S3's: to a WebDAV or other HTTP store, {@code uploads} and
+     * {@code uploadId} are a query like any other, so the write is fenced as its path and its
+     * answer passed on, not read for an upload id the store never makes.
+     */
+    @Test
+    void anUploadQueryToAStoreOtherThanS3IsAPlainWriteOfItsPath() {
+        FenceClaim claim = new FenceClaim(new ResourceKey("/data/report"), new FencingToken(3), Optional.empty());
+        for (ClaimRules plain : List.of(new ClaimRules(new GenericHttpIdentity(), ResourceScopes.perObject(), Optional.empty()),
+                new ClaimRules(new WebDavIdentity(), ResourceScopes.perObject(), Optional.empty()))) {
+            for (String[] request : new String[][] {{"POST", "/data/report?uploads"}, {"PUT", "/data/report?uploadId=abc"},
+                    {"PUT", "/data/report?uploadId=a&uploadId=b"}}) {
+                HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(request[0]), request[1]);
+                head.headers().set("Host", "store.internal").set("Fencing-Token", "3");
+                assertThat(RequestRoute.of(head, POLICY, plain)).as("%s %s", request[0], request[1])
+                        .isEqualTo(new RequestRoute.Fenced(claim));
+            }
+        }
+    }
 }
