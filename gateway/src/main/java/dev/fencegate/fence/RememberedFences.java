@@ -16,6 +16,11 @@ import java.util.OptionalLong;
  * connect can send a notice, and a notice can arrive while a read that started before its raise
  * committed is still on its way back. It keeps lower writers out from memory, and is never written
  * back to the store.
+ *
+ * <p>Raises heard of for resources this instance does not remember are kept apart, in a quarter
+ * of the count and of the bytes, and push out only each other: a flood of notices for other
+ * resources (any role that may connect can send them, a hundred thousand in one statement) must
+ * not push out the tokens this instance confirmed, which the regression guard needs.
  */
 public final class RememberedFences {
 
@@ -34,6 +39,11 @@ public final class RememberedFences {
     private final int capacity;
     private final long byteBudget;
     private long bytes;
+    /** Raises heard of for resources not in {@link #tokens}: the highest token heard, per resource. */
+    private final LinkedHashMap<ResourceKey, Long> heardOnly = new LinkedHashMap<>(256, 0.75f, true);
+    private final int heardCapacity;
+    private final long heardByteBudget;
+    private long heardBytes;
 
     /**
      * @param capacity   the most resources remembered
@@ -44,6 +54,8 @@ public final class RememberedFences {
     public RememberedFences(int capacity, long byteBudget) {
         this.capacity = capacity;
         this.byteBudget = byteBudget;
+        this.heardCapacity = Math.max(1, capacity / 4);
+        this.heardByteBudget = byteBudget / 4;
     }
 
     /** At most {@code capacity} resources, in at most {@link #defaultByteBudget()}. */
@@ -59,7 +71,11 @@ public final class RememberedFences {
     /** The highest token this instance knows the fence of {@code resource} reached, however it learnt it: writers below it are stale. */
     public synchronized OptionalLong highest(ResourceKey resource) {
         Tokens known = tokens.get(resource);
-        return known == null || known.known == NONE ? OptionalLong.empty() : OptionalLong.of(known.known);
+        if (known != null && known.known != NONE) {
+            return OptionalLong.of(known.known);
+        }
+        Long heard = heardOnly.get(resource);
+        return heard == null ? OptionalLong.empty() : OptionalLong.of(heard);
     }
 
     /** The highest fence of {@code resource} this instance confirmed through its own connection: the store holding less lost it. */
@@ -84,8 +100,27 @@ public final class RememberedFences {
      * then refused here without a registration, which would hold the raise back.
      */
     public synchronized void heardOf(ResourceKey resource, long token) {
-        Tokens entry = entry(resource);
-        entry.known = Math.max(entry.known, token);
+        Tokens entry = tokens.get(resource);
+        if (entry != null) {
+            entry.known = Math.max(entry.known, token);
+            return;
+        }
+        Long before = heardOnly.get(resource);
+        if (before != null) {
+            heardOnly.put(resource, Math.max(before, token));
+            return;
+        }
+        heardOnly.put(resource, token);
+        heardBytes += cost(resource);
+        Iterator<Map.Entry<ResourceKey, Long>> eldest = heardOnly.entrySet().iterator();
+        while ((heardOnly.size() > heardCapacity || heardBytes > heardByteBudget) && heardOnly.size() > 1) {
+            Map.Entry<ResourceKey, Long> gone = eldest.next();
+            if (gone.getKey().equals(resource)) {
+                break;
+            }
+            heardBytes -= cost(gone.getKey());
+            eldest.remove();
+        }
     }
 
     /**
@@ -106,12 +141,18 @@ public final class RememberedFences {
         return tokens.size();
     }
 
+    /** The resource's entry; a new one takes over what was heard of the resource. */
     private Tokens entry(ResourceKey resource) {
         Tokens entry = tokens.get(resource);
         if (entry != null) {
             return entry;
         }
         entry = new Tokens();
+        Long heard = heardOnly.remove(resource);
+        if (heard != null) {
+            heardBytes -= cost(resource);
+            entry.known = heard;
+        }
         tokens.put(resource, entry);
         bytes += cost(resource);
         Iterator<Map.Entry<ResourceKey, Tokens>> eldest = tokens.entrySet().iterator();

@@ -3,10 +3,12 @@ package dev.fencegate.store;
 import dev.fencegate.fence.InstanceFences;
 import dev.fencegate.fence.RememberedFences;
 import dev.fencegate.fence.ResourceKey;
+import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.HexFormat;
 import java.util.OptionalLong;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -37,6 +39,7 @@ public final class InflightListener implements AutoCloseable {
     /** Separates the resource from the token in a gateway's notice; a notice without it (the table's trigger) names any token. */
     static final char TOKEN_SEPARATOR = '\n';
     private static final Logger log = LoggerFactory.getLogger(InflightListener.class);
+    private static final SecureRandom NONCES = new SecureRandom();
     private static final int POLL_MILLIS = 250;
     /** A probe not heard back in this long is taken as lost, and another is sent. */
     private static final long RESEND_NANOS = 4L * POLL_MILLIS * 1_000_000;
@@ -49,11 +52,9 @@ public final class InflightListener implements AutoCloseable {
     private final InstanceFences fences;
     private final RememberedFences remembered;
     private final String instance;
-    /** This instance's own channel: only its listener hears the probes sent on it. */
+    /** This instance's own channel: only its listener acts on the probes sent on it (any session may send or listen there). */
     private final String probeChannel;
     private final Thread thread;
-    /** Probes sent, for their nonces. Listener thread only. */
-    private long probes;
     private volatile boolean closed;
     /**
      * Since when the listener has failed to listen, or listened without hearing a probe back,
@@ -133,7 +134,7 @@ public final class InflightListener implements AutoCloseable {
                 // silent (no FIN, no RST) is replaced as a dropped one is, not waited on for hours.
                 listening.execute("SELECT 1");
                 // The owner's clock is read before the probe commits: every notice committed before then is ahead of it.
-                outstanding = new Probe(Long.toString(++probes), now, fences.now());
+                outstanding = new Probe(nonce(), now, fences.now());
                 probe(outstanding.nonce());
             }
             long until = outstanding != null ? outstanding.sentNanos() + RESEND_NANOS : nextDue;
@@ -181,6 +182,18 @@ public final class InflightListener implements AutoCloseable {
         }
     }
 
+    /**
+     * A nonce no other session can guess. Any role that may connect can listen on the probe channel
+     * and send to it: one that sent the next of a counted sequence ahead of the probe would confirm
+     * the listener as of a moment when notices committed before it had not reached it. A copy sent
+     * after hearing the real one commits after it, so confirms nothing early.
+     */
+    private static String nonce() {
+        byte[] bytes = new byte[16];
+        NONCES.nextBytes(bytes);
+        return HexFormat.of().formatHex(bytes);
+    }
+
     /** A probe sent: its nonce, when by the system clock, and the owner's clock just before it was committed. */
     private record Probe(String nonce, long sentNanos, long askedNanos) {
     }
@@ -217,6 +230,10 @@ public final class InflightListener implements AutoCloseable {
             }
             payload = payload.substring(0, separator);
         }
+        if (payload.isEmpty()) {
+            // Names no resource: no gateway or trigger sends it. Ignored, not taken for a lost connection.
+            return;
+        }
         ResourceKey resource = new ResourceKey(payload);
         fences.heard(resource, token);
         if (token.isPresent()) {
@@ -230,7 +247,8 @@ public final class InflightListener implements AutoCloseable {
      */
     private void removed(String payload) {
         int separator = payload == null ? -1 : payload.indexOf(TOKEN_SEPARATOR);
-        if (separator <= 0) {
+        if (separator <= 0 || separator == payload.length() - 1) {
+            // An instance or a resource missing: no trigger sends it. Ignored, as in heard().
             return;
         }
         ResourceKey resource = new ResourceKey(payload.substring(separator + 1));

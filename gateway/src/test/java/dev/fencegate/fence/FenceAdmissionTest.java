@@ -266,6 +266,25 @@ class FenceAdmissionTest {
         assertThat(remembered.confirmed(KEY)).hasValue(10L);
     }
 
+    /**
+     * A flood of notices for other resources (one statement sends a hundred thousand) does not
+     * cost the regression guard its memory: a fence the store then loses is still refused,
+     * reported and raised back.
+     */
+    @Test
+    void aFloodOfNoticesForOtherResourcesLeavesTheRegressionGuardItsMemory() {
+        FenceAdmission admission = admission();
+        assertThat(admission.attempt(claim(10))).isInstanceOf(FenceDecision.Admitted.class);
+        for (int i = 0; i < 5_000; i++) {
+            remembered.heardOf(new ResourceKey("/flood/" + i), 1);
+        }
+        store = new InMemoryFenceStore(); // the database failed over to a copy that never saw token 10
+
+        assertThat(admission.attempt(claim(5))).isInstanceOf(FenceDecision.Stale.class);
+        assertThat(regressions).containsExactly(claim(5));
+        assertThat(store.read(KEY)).map(fence -> fence.token().value()).as("raised back").hasValue(10L);
+    }
+
     @Test
     void aFenceTheStoreLostIsRefusedAlsoWhenTheClaimWaitedOnAnotherInstancesExpiredRow() throws InterruptedException {
         FenceAdmission admission = admission();

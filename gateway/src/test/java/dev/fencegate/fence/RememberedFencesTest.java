@@ -43,6 +43,30 @@ class RememberedFencesTest {
     }
 
     /**
+     * Any role that may connect can send notices for any number of resources: the raises heard of
+     * for resources this instance does not remember push out only each other, never a token it
+     * confirmed, and one heard of for a resource it remembers is kept with it.
+     */
+    @Test
+    void raisesHeardOfForOtherResourcesNeverPushOutATokenThisInstanceConfirmed() {
+        RememberedFences remembered = new RememberedFences(1_000, Long.MAX_VALUE);
+        ResourceKey admitted = new ResourceKey("/jobs/7");
+        remembered.raisedHere(admitted, 10);
+        for (int i = 0; i < 10_000; i++) {
+            remembered.heardOf(new ResourceKey("/flood/" + i), 1);
+        }
+
+        assertThat(remembered.confirmed(admitted)).hasValue(10);
+        assertThat(remembered.size()).as("resources with a token this instance confirmed").isEqualTo(1);
+        assertThat(remembered.highest(new ResourceKey("/flood/9999"))).as("the newest heard of").hasValue(1);
+        assertThat(remembered.highest(new ResourceKey("/flood/0"))).as("the eldest heard of").isEmpty();
+        remembered.heardOf(new ResourceKey("/flood/9999"), 4);
+        remembered.raisedHere(new ResourceKey("/flood/9999"), 3);
+        assertThat(remembered.highest(new ResourceKey("/flood/9999"))).as("what was heard stays known").hasValue(4);
+        assertThat(remembered.confirmed(new ResourceKey("/flood/9999"))).hasValue(3);
+    }
+
+    /**
      * A raise heard of keeps lower writers out, but only a fence this instance confirmed through
      * its own connection is one the store cannot rightly hold less than: a notice may be forged,
      * or outrun a read.

@@ -388,6 +388,68 @@ class HeldFencesTest {
     }
 
     /**
+     * Any role that may connect can send notices naming no resource: they are ignored, not taken
+     * for a lost connection, which would end every instance's holds and the windows of the writes
+     * still being sent, whatever their resource.
+     */
+    @Test
+    void aNoticeNamingNoResourceIsIgnoredAndCostsNoWriteUnderWay() throws Exception {
+        FenceInstance a = instance(100, true);
+        FenceClaim claim = claim(5);
+        a.holdAt(claim);
+        FenceDecision underWay = a.write(claim);
+        assertThat(underWay).isInstanceOf(FenceDecision.Admitted.class);
+
+        notify(InflightListener.CHANNEL, "\n1");
+        notify(InflightListener.CHANNEL, "\n");
+        notify(InflightListener.ROW_REMOVED_CHANNEL, "x\n");
+        notify(InflightListener.ROW_REMOVED_CHANNEL, "\n/a");
+        // Heard after the others, in commit order: once it is known, they were delivered.
+        ResourceKey sentinel = new ResourceKey("/sentinel/" + UUID.randomUUID());
+        notify(InflightListener.CHANNEL, sentinel.value() + "\n9");
+        await().atMost(Duration.ofSeconds(5)).until(() -> a.admission.knownStale(
+                new FenceClaim(sentinel, new FencingToken(1), Optional.empty())).isPresent());
+
+        assertThat(a.fences.listenerLosses()).isZero();
+        assertThat(((FenceDecision.Admitted) underWay).window().closed()).as("the write under way may still be sent").isFalse();
+        a.finish(claim);
+    }
+
+    /**
+     * Any role that may connect can send on an instance's probe channel: nonces it could guess
+     * (a count) would confirm the listener while its own probes are lost, so held fences would be
+     * used while raises may go unheard.
+     */
+    @Test
+    void probeNoncesSentByAnotherSessionDoNotConfirmTheListener() throws Exception {
+        InstanceFences fences = new InstanceFences(new PostgresInflightRegistrations(database.dataSource(), UUID.randomUUID()),
+                TIMING, System::nanoTime);
+        UUID id = UUID.randomUUID();
+        AtomicBoolean poolBusy = new AtomicBoolean(true); // its own probes are never sent
+        try (InflightListener listener = new InflightListener(busyAfterTheFirst(poolBusy), fences, new RememberedFences(100), id)
+                     .start();
+             Connection attacker = database.dataSource().getConnection();
+             PreparedStatement guesses = attacker.prepareStatement("SELECT count(pg_notify(?, g::text)) FROM generate_series(1, 100) g")) {
+            guesses.setString(1, "fencegate_probe_" + id.toString().replace("-", ""));
+            long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+            while (System.nanoTime() < end) {
+                guesses.execute();
+                Thread.sleep(20);
+                assertThat(fences.hearsRaises()).as("confirmed by guessed nonces").isFalse();
+            }
+        }
+    }
+
+    private static void notify(String channel, String payload) throws SQLException {
+        try (Connection connection = database.dataSource().getConnection();
+             PreparedStatement notice = connection.prepareStatement("SELECT pg_notify(?, ?)")) {
+            notice.setString(1, channel);
+            notice.setString(2, payload);
+            notice.execute();
+        }
+    }
+
+    /**
      * A probe that cannot be sent (the pool busy, the database slow) is a probe lost, not a
      * listener lost: the listening connection still answers, so no lease is marked unconfirmed and
      * no write has to register again for it; held fences lapse only until probes come back.
