@@ -45,8 +45,7 @@ class InFlightRequestsTest {
     void anAnswerWrittenWhileDrainingSaysConnectionCloseAndClosesItsConnection() {
         receiveRequest();
         requests.draining();
-        DefaultFullHttpResponse answer = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
-        HttpUtil.setContentLength(answer, 0);
+        DefaultFullHttpResponse answer = emptyAnswer();
 
         client.writeAndFlush(answer);
 
@@ -58,9 +57,7 @@ class InFlightRequestsTest {
     @Test
     void anAnswerThatEndsBeforeTheDrainKeepsItsConnection() {
         receiveRequest();
-        DefaultFullHttpResponse answer = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
-        HttpUtil.setContentLength(answer, 0);
-        client.writeAndFlush(answer);
+        client.writeAndFlush(emptyAnswer());
 
         requests.draining();
 
@@ -68,6 +65,13 @@ class InFlightRequestsTest {
         assertThat(client.isOpen()).isTrue();
         releaseOutbound();
         client.finishAndReleaseAll();
+    }
+
+    /** A 200 with no body, keeping its connection as HTTP/1.1 does unless told otherwise. */
+    private static DefaultFullHttpResponse emptyAnswer() {
+        DefaultFullHttpResponse answer = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+        HttpUtil.setContentLength(answer, 0);
+        return answer;
     }
 
     private void receiveRequest() {
