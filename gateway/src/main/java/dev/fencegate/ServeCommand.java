@@ -28,13 +28,14 @@ final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
+        // First: a misspelt variable may be why a setting is missing.
+        Setting.unreadVariables(System.getenv()).forEach(name -> log.warn(CheckConfigCommand.unread(name)));
         GatewayConfig config;
         try {
             config = options.toConfig();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
-        Setting.unreadVariables(System.getenv()).forEach(name -> log.warn(CheckConfigCommand.unread(name)));
         Gateway gateway;
         try {
             gateway = Gateway.start(config);

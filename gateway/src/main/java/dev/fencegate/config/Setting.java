@@ -59,7 +59,7 @@ public enum Setting {
     public static final String LOG_LEVEL_VARIABLE = "FENCEGATE_LOG_LEVEL";
     private static final String VARIABLE_PREFIX = "FENCEGATE_";
     /** Read by this project's own tests and CI, which start gateways with them set (see the README). */
-    private static final Pattern PROJECT_TESTS = Pattern.compile("FENCEGATE_(TEST|REQUIRE)_");
+    private static final Pattern PROJECT_TESTS = Pattern.compile("FENCEGATE_(TEST_|REQUIRE_|SEED$)");
 
     private final String key;
     private final String defaultValue;

@@ -188,6 +188,8 @@ public final class FenceAdmission {
             log.warn("Refusing token {} for {}, which the fence store admitted: this instance heard of a raise to {} while it"
                     + " was judged (a notice of a raise that committed after the read began, or one no gateway sent)",
                     claim.token(), claim.resource(), heard.getAsLong());
+            // The store admitted the claim through this instance's own connection: its fence is at least there.
+            remembered.readAt(claim.resource(), claim.token().value());
             return new FenceDecision.Stale(claim, rememberedFence(claim, heard.getAsLong()), true);
         }
         log.error("FENCE REGRESSION for {}: the fence store held {} but this instance admitted {} before; "

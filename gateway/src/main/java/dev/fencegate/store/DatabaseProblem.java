@@ -58,9 +58,10 @@ final class DatabaseProblem {
             return " (check the database named in --db-url)";
         }
         if (state.equals("42501")) {
-            // PostgreSQL 15 and later no longer let every role create in the schema public.
-            return " (the --db-user role migrates the fence schema: make it the database's owner, or grant it CREATE"
-                    + " on the database, or on the schema in --db-schema)";
+            // Most often at the first start: PostgreSQL 15 and later no longer let every role create in the schema public.
+            return " (the --db-user role lacks a privilege the gateway needs: it creates the fence schema's tables and"
+                    + " writes to them; make it the database's owner, or grant it CREATE on the database, or on the schema"
+                    + " in --db-schema)";
         }
         if (state.startsWith("08") || root instanceof ConnectException || root instanceof UnknownHostException) {
             return " (check the host and port in --db-url, and that PostgreSQL is running)";

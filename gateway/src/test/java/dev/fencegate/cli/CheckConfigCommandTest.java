@@ -188,7 +188,8 @@ class CheckConfigCommandTest {
     @Test
     void aVariableNoSettingReadsIsNamedAsAWarning() {
         int status = run(Map.of("FENCEGATE_UPSTREAM", "http://store:9000", "FENCEGATE_TOKEN_KEYFILE", "/etc/fencegate/key",
-                "FENCEGATE_LOG_LEVEL", "DEBUG", "FENCEGATE_TEST_DB_URL", "jdbc:postgresql://db/test", "FENCEGATE_REQUIRE_NGINX", "1"));
+                "FENCEGATE_LOG_LEVEL", "DEBUG", "FENCEGATE_TEST_DB_URL", "jdbc:postgresql://db/test", "FENCEGATE_REQUIRE_NGINX", "1",
+                "FENCEGATE_SEED", "42"));
 
         assertThat(status).as(err.toString()).isZero();
         assertThat(lines()).contains("token-key-file = \"\" (default)");

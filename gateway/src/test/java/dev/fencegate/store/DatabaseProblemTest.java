@@ -41,8 +41,9 @@ class DatabaseProblemTest {
         SQLException refused = new SQLException("ERROR: permission denied for schema public\n  Position: 14", "42501");
 
         assertThat(DatabaseProblem.describe(new RuntimeException("Unable to create the schema history table", refused)))
-                .isEqualTo("ERROR: permission denied for schema public Position: 14 (the --db-user role migrates the fence schema:"
-                        + " make it the database's owner, or grant it CREATE on the database, or on the schema in --db-schema)");
+                .isEqualTo("ERROR: permission denied for schema public Position: 14 (the --db-user role lacks a privilege the"
+                        + " gateway needs: it creates the fence schema's tables and writes to them; make it the database's owner,"
+                        + " or grant it CREATE on the database, or on the schema in --db-schema)");
     }
 
     @Test
