@@ -2,7 +2,6 @@ package dev.fencegate.fence;
 
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.OptionalLong;
 
 /**
@@ -106,20 +105,9 @@ public final class RememberedFences {
             return;
         }
         Long before = heardOnly.get(resource);
-        if (before != null) {
-            heardOnly.put(resource, Math.max(before, token));
-            return;
-        }
-        heardOnly.put(resource, token);
-        heardBytes += cost(resource);
-        Iterator<Map.Entry<ResourceKey, Long>> eldest = heardOnly.entrySet().iterator();
-        while ((heardOnly.size() > heardCapacity || heardBytes > heardByteBudget) && heardOnly.size() > 1) {
-            Map.Entry<ResourceKey, Long> gone = eldest.next();
-            if (gone.getKey().equals(resource)) {
-                break;
-            }
-            heardBytes -= cost(gone.getKey());
-            eldest.remove();
+        heardOnly.put(resource, before == null ? token : Math.max(before, token));
+        if (before == null) {
+            heardBytes = fit(heardOnly, resource, heardBytes + cost(resource), heardCapacity, heardByteBudget);
         }
     }
 
@@ -154,17 +142,25 @@ public final class RememberedFences {
             entry.known = heard;
         }
         tokens.put(resource, entry);
-        bytes += cost(resource);
-        Iterator<Map.Entry<ResourceKey, Tokens>> eldest = tokens.entrySet().iterator();
-        while ((tokens.size() > capacity || bytes > byteBudget) && tokens.size() > 1) {
-            Map.Entry<ResourceKey, Tokens> gone = eldest.next();
-            if (gone.getValue() == entry) {
+        bytes = fit(tokens, resource, bytes + cost(resource), capacity, byteBudget);
+        return entry;
+    }
+
+    /**
+     * Forgets the least recently used resources of {@code memory}, never {@code added}, until it
+     * holds at most {@code capacity} in at most {@code budget}; returns the bytes it then takes.
+     */
+    private static long fit(LinkedHashMap<ResourceKey, ?> memory, ResourceKey added, long bytes, int capacity, long budget) {
+        Iterator<ResourceKey> eldest = memory.keySet().iterator();
+        while ((memory.size() > capacity || bytes > budget) && memory.size() > 1) {
+            ResourceKey gone = eldest.next();
+            if (gone.equals(added)) {
                 break;
             }
-            bytes -= cost(gone.getKey());
+            bytes -= cost(gone);
             eldest.remove();
         }
-        return entry;
+        return bytes;
     }
 
     private static long cost(ResourceKey resource) {
