@@ -95,7 +95,7 @@ public final class Gateway implements AutoCloseable {
     static void check(GatewayConfig config) {
         naming(config);
         GatewayServer.claimRules(config);
-        GatewayServer.checkTls(config.tls());
+        GatewayServer.checkTls(config);
     }
 
     /** How these settings name the resources they fence. */

@@ -53,12 +53,12 @@ public record GatewayConfig(
                     + " the store's clients authenticate themselves)");
         }
         String scheme = upstream.getScheme();
-        if ("https".equalsIgnoreCase(scheme)) {
-            throw new IllegalArgumentException("--upstream: '" + upstream + "' (expected http://HOST[:PORT][/PATH]:"
-                    + " TLS to the store is not supported, the gateway speaks plain HTTP to it)");
+        if (!("http".equalsIgnoreCase(scheme) || "https".equalsIgnoreCase(scheme)) || upstream.getHost() == null) {
+            throw new IllegalArgumentException("--upstream: '" + upstream + "' (expected http://HOST[:PORT][/PATH] or https://HOST[:PORT][/PATH])");
         }
-        if (!"http".equals(scheme) || upstream.getHost() == null) {
-            throw new IllegalArgumentException("--upstream: '" + upstream + "' (expected http://HOST[:PORT][/PATH])");
+        if (!upstreamTls(upstream) && !tls.storeCa().isEmpty()) {
+            throw new IllegalArgumentException("--upstream-ca: '" + tls.storeCa() + "' set, but --upstream '" + upstream
+                    + "' is plain HTTP (expected an https:// store, or no --upstream-ca)");
         }
         if (upstream.getPort() == 0 || upstream.getPort() > 65_535) {
             throw new IllegalArgumentException("--upstream: '" + upstream + "' (expected a port from 1 to 65535)");
@@ -176,13 +176,22 @@ public record GatewayConfig(
     }
 
     private static HostPort addressOf(URI upstream) {
-        int port = upstream.getPort() < 0 ? 80 : upstream.getPort();
+        int port = upstream.getPort() >= 0 ? upstream.getPort() : upstreamTls(upstream) ? 443 : 80;
         String host = upstream.getHost();
         // URI keeps the brackets of an IPv6 literal; the socket address wants it bare.
         if (host.startsWith("[") && host.endsWith("]")) {
             host = host.substring(1, host.length() - 1);
         }
         return new HostPort(host, port);
+    }
+
+    /** Whether the store is reached over TLS ({@code https}). */
+    public boolean upstreamTls() {
+        return upstreamTls(upstream);
+    }
+
+    private static boolean upstreamTls(URI upstream) {
+        return "https".equalsIgnoreCase(upstream.getScheme());
     }
 
     /** The {@code Host} the store is reached by, as {@code --upstream} names it: its host, and its port if it gives one. */

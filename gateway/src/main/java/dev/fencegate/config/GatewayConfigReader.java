@@ -29,6 +29,7 @@ import static dev.fencegate.config.Setting.REQUIRE_SYNC_STANDBY;
 import static dev.fencegate.config.Setting.SCOPES;
 import static dev.fencegate.config.Setting.TLS_CLIENT_TRUSTSTORE;
 import static dev.fencegate.config.Setting.TLS_CLIENT_TRUSTSTORE_PASSWORD;
+import static dev.fencegate.config.Setting.UPSTREAM_CA;
 import static dev.fencegate.config.Setting.TLS_KEYSTORE;
 import static dev.fencegate.config.Setting.TLS_KEYSTORE_PASSWORD;
 import static dev.fencegate.config.Setting.TOKEN_KEY_FILE;
@@ -68,7 +69,8 @@ public final class GatewayConfigReader {
                     new ScopeConfig(settings.text(SCOPES), ScopeConfig.refuses(settings.text(UNSCOPED_WRITES)),
                             settings.bool(CHANGE_FENCE_NAMING)),
                     new TlsConfig(settings.text(TLS_KEYSTORE), settings.text(TLS_KEYSTORE_PASSWORD),
-                            settings.text(TLS_CLIENT_TRUSTSTORE), settings.text(TLS_CLIENT_TRUSTSTORE_PASSWORD)));
+                            settings.text(TLS_CLIENT_TRUSTSTORE), settings.text(TLS_CLIENT_TRUSTSTORE_PASSWORD),
+                            settings.text(UPSTREAM_CA)));
         } catch (IllegalArgumentException e) {
             throw settings.explain(e);
         }

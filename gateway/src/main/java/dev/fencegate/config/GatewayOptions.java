@@ -33,7 +33,7 @@ public final class GatewayOptions {
         flag(Setting.ADMIN_LISTEN, value);
     }
 
-    @Option(names = "--upstream", paramLabel = "URL", description = "Base URL of the store, http://HOST[:PORT][/PATH] (env FENCEGATE_UPSTREAM; required).")
+    @Option(names = "--upstream", paramLabel = "URL", description = "Base URL of the store, http[s]://HOST[:PORT][/PATH]; https verifies the store's certificate and host name (env FENCEGATE_UPSTREAM; required).")
     void upstream(String value) {
         flag(Setting.UPSTREAM, value);
     }
@@ -66,6 +66,11 @@ public final class GatewayOptions {
     @Option(names = "--fence-timeout", paramLabel = "DURATION", description = "Longest wait for a fence decision before a write gets 503 (env FENCEGATE_FENCE_TIMEOUT; default 2s).")
     void fenceTimeout(String value) {
         flag(Setting.FENCE_TIMEOUT, value);
+    }
+
+    @Option(names = "--upstream-ca", paramLabel = "FILE", description = "PEM file of the certificate authorities an https --upstream's certificate must chain to (env FENCEGATE_UPSTREAM_CA; default the JDK's trusted roots).")
+    void upstreamCa(String value) {
+        flag(Setting.UPSTREAM_CA, value);
     }
 
     @Option(names = "--upstream-connect-timeout", paramLabel = "DURATION", description = "Longest wait to look up and connect to the store; then 502 (env FENCEGATE_UPSTREAM_CONNECT_TIMEOUT; default 2s).")

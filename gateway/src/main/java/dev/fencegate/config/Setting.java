@@ -19,6 +19,7 @@ public enum Setting {
     LISTEN("listen", "127.0.0.1:8080", false),
     ADMIN_LISTEN("admin-listen", "127.0.0.1:9090", false),
     UPSTREAM("upstream", null, false),
+    UPSTREAM_CA("upstream-ca", "", false),
     DB_URL("db-url", "jdbc:postgresql://127.0.0.1:5432/postgres", false),
     DB_SCHEMA("db-schema", DatabaseConfig.DEFAULT_SCHEMA, false),
     DB_USER("db-user", "postgres", false),

@@ -84,9 +84,13 @@ public final class GatewayServer implements AutoCloseable {
                 scopes.refuseUnscoped() ? ResourceScopes.Unscoped.REFUSE : ResourceScopes.Unscoped.PER_OBJECT), signatures);
     }
 
-    /** Opens the data port's keystores as start would, so a wrong password is refused before anything starts. */
-    public static void checkTls(TlsConfig tls) {
-        DataPortTls.of(tls);
+    /**
+     * Opens the data port's keystores and reads the store's CA certificates as start would, so a
+     * wrong password or a file that holds no certificate is refused before anything starts.
+     */
+    public static void checkTls(GatewayConfig config) {
+        DataPortTls.of(config.tls());
+        StoreTls.of(config);
     }
 
     /** @param claims {@link #claimRules} of {@code config}, made once for the data and admin ports */
@@ -98,7 +102,7 @@ public final class GatewayServer implements AutoCloseable {
         StoreConnections connections = null;
         try {
             connections = new StoreConnections(transport, config.upstreamAddress(),
-                    config.upstreamConnectTimeout(), WATER_MARK);
+                    config.upstreamConnectTimeout(), WATER_MARK, StoreTls.of(config));
             GatewayRuntime runtime = new GatewayRuntime(fences, connections, metrics,
                     AccessLog.of(config.operations().accessLog()),
                     claims,

@@ -11,6 +11,7 @@ import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.resolver.dns.DnsAddressResolverGroup;
 import io.netty.resolver.dns.DnsNameResolverBuilder;
 import io.netty.resolver.dns.DnsServerAddressStreamProvider;
@@ -28,6 +29,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -51,6 +53,8 @@ final class StoreConnections implements AutoCloseable {
     private final HostPort store;
     private final InetSocketAddress remote;
     private final long connectTimeoutMillis;
+    /** Whether a connection is ready only once its TLS handshake is done. */
+    private final boolean tls;
     /** Looks the store's host name up; null when {@code --upstream} gives an address. */
     private final DnsAddressResolverGroup names;
     private final FastThreadLocal<ArrayDeque<Channel>> idle = new FastThreadLocal<>() {
@@ -61,13 +65,25 @@ final class StoreConnections implements AutoCloseable {
     };
 
     StoreConnections(Transport transport, HostPort store, Duration connectTimeout, WriteBufferWaterMark waterMark) {
-        this(transport, store, connectTimeout, waterMark, lookups(transport, connectTimeout));
+        this(transport, store, connectTimeout, waterMark, Optional.empty());
+    }
+
+    /** @param tls TLS to the store, if it is reached by {@code https} */
+    StoreConnections(Transport transport, HostPort store, Duration connectTimeout, WriteBufferWaterMark waterMark,
+                     Optional<StoreTls> tls) {
+        this(transport, store, connectTimeout, waterMark, lookups(transport, connectTimeout), tls);
     }
 
     /** @param lookups how the store's host name is looked up, unless it is an address */
     StoreConnections(Transport transport, HostPort store, Duration connectTimeout, WriteBufferWaterMark waterMark,
                      DnsNameResolverBuilder lookups) {
+        this(transport, store, connectTimeout, waterMark, lookups, Optional.empty());
+    }
+
+    private StoreConnections(Transport transport, HostPort store, Duration connectTimeout, WriteBufferWaterMark waterMark,
+                             DnsNameResolverBuilder lookups, Optional<StoreTls> tls) {
         this.store = store;
+        this.tls = tls.isPresent();
         this.connectTimeoutMillis = Math.max(1, connectTimeout.toMillis());
         this.bootstrap = transport.boundUnsent(new Bootstrap(), UNSENT_IN_KERNEL)
                 .channel(transport.clientChannel())
@@ -79,6 +95,7 @@ final class StoreConnections implements AutoCloseable {
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel channel) {
+                        tls.ifPresent(store -> channel.pipeline().addLast(store.newHandler(channel.alloc(), connectTimeoutMillis)));
                         channel.pipeline().addLast(new HttpClientCodec(), new StoreResponseReceiver());
                     }
                 });
@@ -149,8 +166,38 @@ final class StoreConnections implements AutoCloseable {
         return connect(loop);
     }
 
-    /** A new connection on {@code loop}. Call on the loop. */
+    /**
+     * A new connection on {@code loop}, ready for a request: with TLS, once its handshake is done
+     * (within the connect timeout again), so no request is written to a connection whose store is
+     * not the one named. Call on the loop.
+     */
     ChannelFuture connect(EventLoop loop) {
+        ChannelFuture connected = connectSocket(loop);
+        if (!tls) {
+            return connected;
+        }
+        Channel channel = connected.channel();
+        ChannelPromise ready = channel.newPromise();
+        connected.addListener((ChannelFuture done) -> {
+            if (!done.isSuccess()) {
+                ready.tryFailure(done.cause());
+                return;
+            }
+            // Reads are asked for one at a time here: the store's part of the handshake must be read.
+            channel.read();
+            channel.pipeline().get(SslHandler.class).handshakeFuture().addListener(shaken -> {
+                if (shaken.isSuccess()) {
+                    ready.trySuccess();
+                } else {
+                    channel.close();
+                    ready.tryFailure(shaken.cause());
+                }
+            });
+        });
+        return ready;
+    }
+
+    private ChannelFuture connectSocket(EventLoop loop) {
         ChannelFuture connecting = bootstrap.clone(loop).connect(remote);
         if (names == null || connecting.isDone()) {
             return connecting;

@@ -181,8 +181,10 @@ final class StoreExchange {
         }
         if (answer.storeReusable() && sender.sentWhole()) {
             connections.release(store);
-        } else {
+        } else if (sender.sentWhole()) {
             store.close();
+        } else {
+            StoreTls.closeAtOnce(store);
         }
         listener.exchangeCompleted(sender.requestComplete() && keepClient && !answer.endsWithConnection());
     }
@@ -219,6 +221,6 @@ final class StoreExchange {
                 // The socket went meanwhile: nothing of it is left to send.
             }
         }
-        store.close();
+        StoreTls.closeAtOnce(store);
     }
 }

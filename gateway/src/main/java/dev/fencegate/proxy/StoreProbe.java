@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.net.ssl.SSLHandshakeException;
 
 /**
  * One connection attempt to the store at start, so that an operator hears at once that requests
@@ -65,6 +66,11 @@ final class StoreProbe {
      */
     static String systemWords(Throwable cause) {
         String message = cause.getMessage();
+        if (cause instanceof SSLHandshakeException) {
+            // The JDK's words name the check that failed, not the settings that decide it.
+            return "TLS handshake failed: " + message + " (the store's certificate must chain to --upstream-ca, or to the JDK's"
+                    + " trusted roots without it, and name the --upstream host)";
+        }
         if (message == null) {
             return cause.getClass().getSimpleName();
         }

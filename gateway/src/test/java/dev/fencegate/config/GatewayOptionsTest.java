@@ -4,12 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -146,6 +149,33 @@ class GatewayOptionsTest {
         assertThat(config.upstreamAddress()).hasToString("[::1]:9000");
     }
 
+    @Test
+    void anHttpsUpstreamIsReachedOverTlsOnPort443UnlessItGivesAPort() {
+        GatewayConfig standard = configOf("--upstream", "https://store");
+        GatewayConfig own = configOf("--upstream", "HTTPS://store:9443/base");
+        GatewayConfig plain = configOf("--upstream", "http://store");
+
+        assertThat(standard.upstreamTls()).isTrue();
+        assertThat(standard.upstreamAddress()).isEqualTo(new HostPort("store", 443));
+        assertThat(own.upstreamTls()).isTrue();
+        assertThat(own.upstreamAddress()).isEqualTo(new HostPort("store", 9443));
+        assertThat(plain.upstreamTls()).isFalse();
+        assertThat(plain.upstreamAddress()).isEqualTo(new HostPort("store", 80));
+    }
+
+    /** A CA file for a plain HTTP store would be read as if it protected something. */
+    @Test
+    void aStoreCaIsRefusedForAPlainHttpStore(@TempDir Path dir) throws Exception {
+        Path pem = Files.writeString(dir.resolve("ca.pem"), "not read here");
+
+        Throwable failure = catchThrowable(() -> configOf("--upstream", "http://store:9000", "--upstream-ca", pem.toString()));
+
+        assertThat(failure).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--upstream-ca: '" + pem + "' set, but --upstream 'http://store:9000' is plain HTTP");
+        assertThat(configOf("--upstream", "https://store:9443", "--upstream-ca", pem.toString()).tls().storeCa())
+                .isEqualTo(pem.toString());
+    }
+
     /** Each bad setting, and what its message must say besides the flag's name. */
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("badSettings")
@@ -168,8 +198,8 @@ class GatewayOptionsTest {
                 Arguments.of("--listen", "nope", "expected HOST:PORT"),
                 Arguments.of("--listen", "127.0.0.1:70000", "0 to 65535"),
                 Arguments.of("--admin-listen", "localhost:", "expected HOST:PORT"),
-                Arguments.of("--upstream", "https://store", "expected http://HOST[:PORT][/PATH]: TLS to the store is not supported"),
-                Arguments.of("--upstream", "HTTPS://store:443/base", "TLS to the store is not supported"),
+                Arguments.of("--upstream", "ftp://store", "expected http://HOST[:PORT][/PATH] or https://HOST[:PORT][/PATH]"),
+                Arguments.of("--upstream-ca", "/nonexistent/store-ca.pem", "'/nonexistent/store-ca.pem' (expected a readable PEM file of CA certificates)"),
                 Arguments.of("--upstream", "nope", "expected http://HOST"),
                 Arguments.of("--upstream", "http:///base", "expected http://HOST"),
                 Arguments.of("--upstream", "http://store/?x=1", "expected no query"),

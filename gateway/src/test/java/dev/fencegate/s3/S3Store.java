@@ -27,10 +27,13 @@ public final class S3Store implements AutoCloseable {
     private final BlobStore blobs;
     private final Path directory;
 
-    private S3Store(S3Proxy proxy, BlobStore blobs, Path directory) {
+    private final boolean overTls;
+
+    private S3Store(S3Proxy proxy, BlobStore blobs, Path directory, boolean overTls) {
         this.proxy = proxy;
         this.blobs = blobs;
         this.directory = directory;
+        this.overTls = overTls;
     }
 
     /** A store checking signatures for {@link #IDENTITY}; path-style only. */
@@ -43,10 +46,19 @@ public final class S3Store implements AutoCloseable {
      * serves virtual-host style for buckets under {@code virtualHost} (path-style for Host {@code virtualHost}).
      */
     public static S3Store anonymous(String virtualHost) {
-        return start(AuthenticationType.NONE, virtualHost);
+        return start(AuthenticationType.NONE, virtualHost, null, null);
+    }
+
+    /** A store that takes unsigned requests over TLS only ({@code https}), serving the PKCS#12 {@code keystore}'s certificate. */
+    public static S3Store anonymousOverTls(Path keystore, String password) {
+        return start(AuthenticationType.NONE, null, keystore, password);
     }
 
     private static S3Store start(AuthenticationType authentication, String virtualHost) {
+        return start(authentication, virtualHost, null, null);
+    }
+
+    private static S3Store start(AuthenticationType authentication, String virtualHost, Path keystore, String password) {
         try {
             Path directory = Files.createTempDirectory("fencegate-s3");
             Properties properties = new Properties();
@@ -56,9 +68,13 @@ public final class S3Store implements AutoCloseable {
             BlobStore blobs = BlobStores.create("filesystem", properties);
             S3Proxy.Builder builder = S3Proxy.builder()
                     .blobStore(blobs)
-                    .endpoint(URI.create("http://127.0.0.1:0"))
                     .awsAuthentication(authentication, IDENTITY, CREDENTIAL)
                     .stopTimeout(0);
+            if (keystore == null) {
+                builder.endpoint(URI.create("http://127.0.0.1:0"));
+            } else {
+                builder.secureEndpoint(URI.create("https://127.0.0.1:0")).keyStore(keystore.toString(), password);
+            }
             if (virtualHost != null) {
                 builder.virtualHost(virtualHost);
             }
@@ -67,14 +83,14 @@ public final class S3Store implements AutoCloseable {
             while (!"STARTED".equals(proxy.getState())) {
                 Thread.sleep(10);
             }
-            return new S3Store(proxy, blobs, directory);
+            return new S3Store(proxy, blobs, directory, keystore != null);
         } catch (Exception e) {
             throw new IllegalStateException("S3Proxy did not start", e);
         }
     }
 
     public int port() {
-        return proxy.getPort();
+        return overTls ? proxy.getSecurePort() : proxy.getPort();
     }
 
     /** The directory the filesystem blob store keeps buckets and objects in, one file per object. */
