@@ -86,6 +86,7 @@ final class HeldChunks implements Runnable {
             sender.expire();
             return;
         }
+        sender.checkNextFlush();
         ChannelFuture written = store.writeAndFlush(first);
         sender.failIfSentLate(written);
         if (first instanceof LastHttpContent) {

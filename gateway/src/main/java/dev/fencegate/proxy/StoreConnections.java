@@ -95,6 +95,7 @@ final class StoreConnections implements AutoCloseable {
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel channel) {
+                        channel.pipeline().addLast(new SocketGate());
                         tls.ifPresent(store -> channel.pipeline().addLast(store.newHandler(channel.alloc(), connectTimeoutMillis)));
                         channel.pipeline().addLast(new HttpClientCodec(), new StoreResponseReceiver());
                     }

@@ -175,10 +175,7 @@ final class StoreExchange {
         answer.releaseCheckedAnswer();
         afterStore.ended(true);
         answer.cancelDeadline();
-        StoreResponseReceiver receiver = store.pipeline().get(StoreResponseReceiver.class);
-        if (receiver != null) {
-            receiver.unbind();
-        }
+        unbind(store);
         if (answer.storeReusable() && sender.sentWhole()) {
             connections.release(store);
         } else if (sender.sentWhole()) {
@@ -201,10 +198,22 @@ final class StoreExchange {
         afterStore.ended(outcomeKnown);
         answer.cancelDeadline();
         if (store != null) {
-            store.pipeline().get(StoreResponseReceiver.class).unbind();
+            unbind(store);
             reset(store);
         }
         listener.exchangeFailed(outcome, detail);
+    }
+
+    /** The connection carries no request of this exchange any more; its handlers are gone once it closed. */
+    private static void unbind(Channel store) {
+        StoreResponseReceiver receiver = store.pipeline().get(StoreResponseReceiver.class);
+        if (receiver != null) {
+            receiver.unbind();
+        }
+        SocketGate gate = store.pipeline().get(SocketGate.class);
+        if (gate != null) {
+            gate.unbind();
+        }
     }
 
     /**

@@ -41,6 +41,8 @@ final class StoreRequestSender implements ChannelFutureListener {
     /** Where an aws-chunked body's data is whole; null for any other body. */
     private final AwsChunkedData awsData;
     private Channel store;
+    /** The store connection's last handler before its socket. */
+    private SocketGate gate;
     private boolean sentToStore;
     private boolean requestComplete;
     private boolean clientReadPending;
@@ -84,12 +86,20 @@ final class StoreRequestSender implements ChannelFutureListener {
             expire();
             return;
         }
+        gate = store.pipeline().get(SocketGate.class);
+        gate.bind(window, () -> {
+            if (!exchange.finished()) {
+                expire();
+            }
+        });
         HttpHeaders headers = request.headers().copy();
         HopByHop.strip(headers);
         // The gateway answered (or will answer) the expectation itself.
         headers.remove(HttpHeaderNames.EXPECT);
         store.write(new DefaultHttpRequest(HttpVersion.HTTP_1_1, request.method(), target, headers));
         headUnflushed = true;
+        // A request with no body, or an aws-chunked one declaring no data, may be applied on its head.
+        gate.checkNextFlush();
         sentToStore = true;
         store.read();
         if (expectContinue) {
@@ -136,6 +146,9 @@ final class StoreRequestSender implements ChannelFutureListener {
             held.holdFrom(content, decisive);
             return;
         }
+        if (decisive >= 0) {
+            gate.checkNextFlush();
+        }
         ChannelFuture written = store.writeAndFlush(content);
         if (last) {
             failIfSentLate(written);
@@ -160,8 +173,14 @@ final class StoreRequestSender implements ChannelFutureListener {
     void failIfSentLate(ChannelFuture written) {
         if (!written.isDone()) {
             written.addListener(sent -> {
-                if (!exchange.finished() && window.closed()) {
+                if (exchange.finished() || !window.closed()) {
+                    return;
+                }
+                if (sent.isSuccess()) {
                     exchange.fail(Outcome.ADMISSION_EXPIRED, "the end of the write left for the store after its admission expired", false);
+                } else {
+                    // Not taken whole by the socket: the store has not got the request's end.
+                    expire();
                 }
             });
         }
@@ -208,6 +227,11 @@ final class StoreRequestSender implements ChannelFutureListener {
 
     private boolean holding() {
         return held != null && held.holding();
+    }
+
+    /** The next flush carries the byte the store applies the request on: see {@link SocketGate}. */
+    void checkNextFlush() {
+        gate.checkNextFlush();
     }
 
     void releaseHeld() {

@@ -1,5 +1,14 @@
 package dev.fencegate.proxy;
 
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.FileRegion;
+import io.netty.util.internal.PlatformDependent;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.channels.Channels;
+import java.nio.channels.WritableByteChannel;
+
 import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelPromise;
@@ -31,6 +40,51 @@ public final class EmbeddedStoreChannel extends EmbeddedChannel implements Socke
     public EmbeddedStoreChannel() {
         super(DefaultChannelId.newInstance(), false, false);
         OPENED.get().add(this);
+    }
+
+    /** Store connections opened on this thread from now on take nothing written to them until {@link #takeWhatWasWritten}. */
+    static final ThreadLocal<Boolean> OPEN_FULL = ThreadLocal.withInitial(() -> false);
+
+    private boolean full = OPEN_FULL.get();
+
+    @Override
+    protected void doWrite(ChannelOutboundBuffer in) throws Exception {
+        if (!full) {
+            super.doWrite(in);
+        }
+    }
+
+    /**
+     * The socket has room again: what waits in the connection's buffer is written as Netty's
+     * transports write it then, straight from the buffer, through no handler of the pipeline.
+     */
+    void takeWhatWasWritten() {
+        full = false;
+        unsafe().flush();
+    }
+
+    /**
+     * A region is written as a socket writes it, by asking it to transfer itself, so a window it
+     * checks then is checked here too; what it transferred lands in the outbound queue as bytes.
+     */
+    @Override
+    protected void handleOutboundMessage(Object msg) {
+        if (!(msg instanceof FileRegion region)) {
+            super.handleOutboundMessage(msg);
+            return;
+        }
+        try {
+            ByteArrayOutputStream sent = new ByteArrayOutputStream();
+            WritableByteChannel socket = Channels.newChannel(sent);
+            while (region.transferred() < region.count()) {
+                region.transferTo(socket, region.transferred());
+            }
+            super.handleOutboundMessage(Unpooled.wrappedBuffer(sent.toByteArray()));
+        } catch (IOException e) {
+            PlatformDependent.throwException(e);
+        } finally {
+            region.release();
+        }
     }
 
     static Transport transport() {

@@ -88,6 +88,51 @@ class SendWindowCheckTest {
         assertThat(EmbeddedStoreChannel.OPENED.get()).allMatch(store -> !store.isOpen());
     }
 
+    /**
+     * The request's end was handed to the store connection while the window was open, but the
+     * socket had no room for it; this process then paused past the window, and on waking the event
+     * loop wrote what waited as soon as the socket had room, before anything else ran. Without a
+     * check as the socket takes those bytes, the store would get the request whole and apply it,
+     * after a higher token's write.
+     */
+    @Test
+    void aRequestEndTheSocketHadNoRoomForIsNotSentOnceTheWindowHasClosed() {
+        EmbeddedStoreChannel.OPEN_FULL.set(true);
+        try {
+            client.writeInbound(Unpooled.copiedBuffer(HEAD + "0123456789", StandardCharsets.US_ASCII));
+            client.runPendingTasks();
+        } finally {
+            EmbeddedStoreChannel.OPEN_FULL.remove();
+        }
+        assertThat(EmbeddedStoreChannel.OPENED.get()).hasSize(1);
+        EmbeddedStoreChannel store = EmbeddedStoreChannel.OPENED.get().get(0);
+        assertThat(store.unsafe().outboundBuffer().isEmpty()).as("the request waits in the connection's buffer").isFalse();
+
+        closed.set(true);
+        store.takeWhatWasWritten();
+        client.runPendingTasks();
+
+        assertThat(sentToStore()).isEmpty();
+        assertThat(store.isOpen()).isFalse();
+        assertThat(answer()).startsWith("HTTP/1.1 503").contains("urn:fencegate:problem:admission-expired")
+                .contains("the store does not apply it");
+    }
+
+    @Test
+    void aRequestEndTheSocketTakesWhileTheWindowIsOpenGoesOutWhole() {
+        EmbeddedStoreChannel.OPEN_FULL.set(true);
+        try {
+            client.writeInbound(Unpooled.copiedBuffer(HEAD + "0123456789", StandardCharsets.US_ASCII));
+            client.runPendingTasks();
+        } finally {
+            EmbeddedStoreChannel.OPEN_FULL.remove();
+        }
+
+        EmbeddedStoreChannel.OPENED.get().get(0).takeWhatWasWritten();
+
+        assertThat(sentToStore()).startsWith("PUT /jobs/w HTTP/1.1").endsWith("\r\n\r\n0123456789");
+    }
+
     private String sentToStore() {
         StringBuilder wire = new StringBuilder();
         for (EmbeddedStoreChannel store : EmbeddedStoreChannel.OPENED.get()) {
