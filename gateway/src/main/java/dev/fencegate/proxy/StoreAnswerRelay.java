@@ -96,6 +96,13 @@ final class StoreAnswerRelay implements Runnable {
             ReferenceCountUtil.release(msg);
             return;
         }
+        if (msg instanceof HttpObject object && object.decoderResult().isFailure()) {
+            // Not HTTP past this point: the answer may not end where it seems to, nor the next one begin.
+            String why = String.valueOf(object.decoderResult().cause().getMessage());
+            ReferenceCountUtil.release(msg);
+            exchange.fail(Outcome.STORE_ANSWER_UNREADABLE, "store answer could not be read as HTTP: " + why);
+            return;
+        }
         if (skippingInformational) {
             skippingInformational = false;
             if (msg instanceof LastHttpContent && !(msg instanceof HttpResponse)) {

@@ -97,7 +97,8 @@ final class StoreConnections implements AutoCloseable {
                     protected void initChannel(Channel channel) {
                         channel.pipeline().addLast(new SocketGate());
                         tls.ifPresent(store -> channel.pipeline().addLast(store.newHandler(channel.alloc(), connectTimeoutMillis)));
-                        channel.pipeline().addLast(new HttpClientCodec(), new StoreResponseReceiver());
+                        StoreResponseReceiver receiver = new StoreResponseReceiver();
+                        channel.pipeline().addLast(receiver.idleBytes(), new HttpClientCodec(), receiver);
                     }
                 });
         InetAddress address = addressIn(store.host());

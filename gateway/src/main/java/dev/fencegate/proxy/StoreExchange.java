@@ -122,7 +122,7 @@ final class StoreExchange {
             finished = true;
             answer.releaseCheckedAnswer();
             sender.releaseHeld();
-            afterStore.ended(!sender.sentToStore());
+            afterStore.ended(sender.notAppliedIfCutNow());
             answer.cancelDeadline();
             if (store != null) {
                 reset(store);

@@ -248,6 +248,16 @@ final class StoreRequestSender implements ChannelFutureListener {
         return store != null && !requestComplete && !clientReadPending && !holding();
     }
 
+    /**
+     * Whether the store cannot apply the request if its connection is reset now: nothing of it went
+     * out, or its end did not and its body is not aws-chunked (which a store may apply from the data
+     * it has). The reset drops what the kernel still held, and a store applies a request only once
+     * it has read it to its end, as {@link #expire} says too.
+     */
+    boolean notAppliedIfCutNow() {
+        return !sentToStore || !requestComplete && !appliedBeforeItsEnd;
+    }
+
     /** Whether anything of the request went to the store: from then on, it may apply it. */
     boolean sentToStore() {
         return sentToStore;

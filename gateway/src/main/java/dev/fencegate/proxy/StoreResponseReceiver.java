@@ -1,5 +1,6 @@
 package dev.fencegate.proxy;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
@@ -15,6 +16,25 @@ final class StoreResponseReceiver extends ChannelInboundHandlerAdapter {
 
     void unbind() {
         this.exchange = null;
+    }
+
+    /**
+     * Goes before the HTTP decoder: a byte arriving on an idle connection makes it unusable, even
+     * the start of a head the decoder would keep until the next request's answer completed it
+     * (a store that sent more after an answer that ends on its own, such as a body after a HEAD's).
+     */
+    ChannelInboundHandlerAdapter idleBytes() {
+        return new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                if (exchange == null && (!(msg instanceof ByteBuf bytes) || bytes.isReadable())) {
+                    ReferenceCountUtil.release(msg);
+                    ctx.close();
+                    return;
+                }
+                ctx.fireChannelRead(msg);
+            }
+        };
     }
 
     @Override

@@ -1,0 +1,93 @@
+package dev.fencegate.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencegate.fence.FenceDecision;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a store sends that is not a well-framed answer to the request on its connection never
+ * reaches another request: an answer that stops reading as HTTP is cut and its connection dropped,
+ * and bytes arriving on an idle connection retire it.
+ */
+class StoreAnswerFramingTest {
+
+    private final EmbeddedChannel client = EmbeddedClientChannel.throughGateway(claim -> new FenceDecision.Admitted(claim, Optional.empty()));
+
+    @AfterEach
+    void release() {
+        client.finishAndReleaseAll();
+        EmbeddedStoreChannel.OPENED.get().forEach(EmbeddedChannel::finishAndReleaseAll);
+        EmbeddedStoreChannel.OPENED.get().clear();
+    }
+
+    @Test
+    void anAnswerThatStopsReadingAsHttpIsCutAndItsConnectionIsNotReused() {
+        client.writeInbound(ascii("GET /b/report HTTP/1.1\r\nHost: store\r\n\r\n"));
+        client.runPendingTasks();
+        EmbeddedStoreChannel store = onlyStore();
+        drain(store);
+
+        store.writeInbound(ascii("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nZZ\r\n"));
+        client.runPendingTasks();
+
+        assertThat(store.isOpen()).as("the store connection").isFalse();
+        assertThat(client.isOpen()).as("the client connection, its answer cut short").isFalse();
+        assertThat(drain(client)).startsWith("HTTP/1.1 200 OK").doesNotContain("\r\n0\r\n\r\n");
+    }
+
+    @Test
+    void bytesAStoreSendsOnAnIdleConnectionRetireIt() {
+        client.writeInbound(ascii("HEAD /b/report HTTP/1.1\r\nHost: store\r\n\r\n"));
+        client.runPendingTasks();
+        EmbeddedStoreChannel store = onlyStore();
+        drain(store);
+        store.writeInbound(ascii("HTTP/1.1 200 OK\r\nContent-Length: 33\r\n\r\n"));
+        client.runPendingTasks();
+        assertThat(drain(client)).startsWith("HTTP/1.1 200 OK");
+        assertThat(store.isOpen()).as("kept for the next request").isTrue();
+
+        // The start of a head, which the decoder alone would keep until the next answer completed it.
+        store.writeInbound(ascii("HTTP/1.1 403 Forbidden\r\nX-Junk: "));
+        client.writeInbound(ascii("GET /b/other HTTP/1.1\r\nHost: store\r\n\r\n"));
+        client.runPendingTasks();
+
+        assertThat(store.isOpen()).isFalse();
+        assertThat(EmbeddedStoreChannel.OPENED.get()).hasSize(2);
+        EmbeddedStoreChannel next = EmbeddedStoreChannel.OPENED.get().get(1);
+        assertThat(drain(next)).startsWith("GET /b/other HTTP/1.1");
+        next.writeInbound(ascii("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"));
+        client.runPendingTasks();
+        assertThat(drain(client)).startsWith("HTTP/1.1 200 OK").endsWith("ok");
+    }
+
+    private static EmbeddedStoreChannel onlyStore() {
+        List<EmbeddedStoreChannel> opened = EmbeddedStoreChannel.OPENED.get();
+        assertThat(opened).hasSize(1);
+        return opened.get(0);
+    }
+
+    private static ByteBuf ascii(String text) {
+        return Unpooled.copiedBuffer(text, StandardCharsets.US_ASCII);
+    }
+
+    private static String drain(EmbeddedChannel channel) {
+        StringBuilder wire = new StringBuilder();
+        Object out;
+        while ((out = channel.readOutbound()) != null) {
+            if (out instanceof ByteBuf buf) {
+                wire.append(buf.toString(StandardCharsets.ISO_8859_1));
+            }
+            ReferenceCountUtil.release(out);
+        }
+        return wire.toString();
+    }
+}
