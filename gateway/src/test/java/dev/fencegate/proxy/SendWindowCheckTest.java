@@ -97,16 +97,7 @@ class SendWindowCheckTest {
      */
     @Test
     void aRequestEndTheSocketHadNoRoomForIsNotSentOnceTheWindowHasClosed() {
-        EmbeddedStoreChannel.OPEN_FULL.set(true);
-        try {
-            client.writeInbound(Unpooled.copiedBuffer(HEAD + "0123456789", StandardCharsets.US_ASCII));
-            client.runPendingTasks();
-        } finally {
-            EmbeddedStoreChannel.OPEN_FULL.remove();
-        }
-        assertThat(EmbeddedStoreChannel.OPENED.get()).hasSize(1);
-        EmbeddedStoreChannel store = EmbeddedStoreChannel.OPENED.get().get(0);
-        assertThat(store.unsafe().outboundBuffer().isEmpty()).as("the request waits in the connection's buffer").isFalse();
+        EmbeddedStoreChannel store = sentToAFullSocket();
 
         closed.set(true);
         store.takeWhatWasWritten();
@@ -120,6 +111,13 @@ class SendWindowCheckTest {
 
     @Test
     void aRequestEndTheSocketTakesWhileTheWindowIsOpenGoesOutWhole() {
+        sentToAFullSocket().takeWhatWasWritten();
+
+        assertThat(sentToStore()).startsWith("PUT /jobs/w HTTP/1.1").endsWith("\r\n\r\n0123456789");
+    }
+
+    /** The whole request, handed to a store connection whose socket takes none of it yet. */
+    private EmbeddedStoreChannel sentToAFullSocket() {
         EmbeddedStoreChannel.OPEN_FULL.set(true);
         try {
             client.writeInbound(Unpooled.copiedBuffer(HEAD + "0123456789", StandardCharsets.US_ASCII));
@@ -127,10 +125,10 @@ class SendWindowCheckTest {
         } finally {
             EmbeddedStoreChannel.OPEN_FULL.remove();
         }
-
-        EmbeddedStoreChannel.OPENED.get().get(0).takeWhatWasWritten();
-
-        assertThat(sentToStore()).startsWith("PUT /jobs/w HTTP/1.1").endsWith("\r\n\r\n0123456789");
+        assertThat(EmbeddedStoreChannel.OPENED.get()).hasSize(1);
+        EmbeddedStoreChannel store = EmbeddedStoreChannel.OPENED.get().get(0);
+        assertThat(store.unsafe().outboundBuffer().isEmpty()).as("the request waits in the connection's buffer").isFalse();
+        return store;
     }
 
     private String sentToStore() {

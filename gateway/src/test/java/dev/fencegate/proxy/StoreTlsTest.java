@@ -23,6 +23,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,6 +32,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLServerSocket;
 import javax.net.ssl.SSLSocket;
@@ -38,8 +41,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** Connections to a store reached over TLS: verified before use, and cut without sending what they still held. */
+/**
+ * Store connections on real sockets: over TLS, verified before use and cut without sending what
+ * they still held; plain and over TLS, the bytes a store may apply a request on leave only while
+ * its window is open.
+ */
 @ExtendWith(NoNettyLeaks.class)
 class StoreTlsTest {
 
@@ -94,6 +103,49 @@ class StoreTlsTest {
         }
     }
 
+    /**
+     * The bytes of a checked flush (see {@link SocketGate}) that the socket had no room for when
+     * the window closed never leave, however the event loop comes to write them: plain and over TLS.
+     */
+    @ParameterizedTest(name = "tls={0}")
+    @ValueSource(booleans = {false, true})
+    void bytesTheSocketHadNoRoomForWhenTheWindowClosedNeverLeave(boolean tls) throws Exception {
+        StoreCertificates certificate = StoreCertificates.make(dir, "store", "ip:127.0.0.1");
+        CountDownLatch readFromNowOn = new CountDownLatch(1);
+        try (ServerSocket server = tls ? certificate.serverContext().getServerSocketFactory().createServerSocket() : new ServerSocket()) {
+            server.setReceiveBufferSize(16 * 1024);
+            server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            CompletableFuture<Long> received = CompletableFuture.supplyAsync(() -> readAfterLatch(server, readFromNowOn));
+            StoreConnections connections = connections(tls ? "https" : "http", server.getLocalPort(), certificate.pem());
+            AtomicBoolean closed = new AtomicBoolean();
+            CountDownLatch told = new CountDownLatch(1);
+            try {
+                Channel store = loop.submit(() -> connections.connect(loop)).get().sync().channel();
+                DefaultFullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT, "/b/k",
+                        Unpooled.wrappedBuffer(new byte[BODY_BYTES]));
+                request.headers().set(HttpHeaderNames.HOST, "127.0.0.1").setInt(HttpHeaderNames.CONTENT_LENGTH, BODY_BYTES);
+                loop.execute(() -> {
+                    SocketGate gate = store.pipeline().get(SocketGate.class);
+                    gate.bind(closed::get, told::countDown);
+                    gate.checkNextFlush();
+                    store.writeAndFlush(request);
+                });
+                Awaitility.await().atMost(Duration.ofSeconds(10))
+                        .until(() -> loop.submit(() -> HeldChunks.socketFull(store)).get());
+
+                closed.set(true);
+                readFromNowOn.countDown();
+
+                assertThat(received.get(20, TimeUnit.SECONDS)).as("bytes of the request the store received")
+                        .isLessThan(BODY_BYTES / 2);
+                assertThat(told.await(10, TimeUnit.SECONDS)).as("the sender is told the window closed").isTrue();
+                Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> !store.isOpen());
+            } finally {
+                connections.close();
+            }
+        }
+    }
+
     @Test
     void aStoreWhoseCertificateIsNotTrustedOrNamesAnotherHostGetsNoConnection() throws Exception {
         StoreCertificates trusted = StoreCertificates.make(dir, "trusted", "ip:127.0.0.1");
@@ -131,22 +183,35 @@ class StoreTlsTest {
     }
 
     private StoreConnections connections(int port, Path ca) {
-        GatewayConfig config = httpsConfig(port, ca);
+        return connections("https", port, ca);
+    }
+
+    private StoreConnections connections(String scheme, int port, Path ca) {
+        GatewayConfig config = config(scheme, port, ca);
         return new StoreConnections(transport, config.upstreamAddress(), Duration.ofSeconds(5), WATER_MARK, StoreTls.of(config));
     }
 
     private static GatewayConfig httpsConfig(int port, Path ca) {
-        GatewayConfig base = GatewayHarness.config(URI.create("https://127.0.0.1:" + port), new DatabaseConfig("jdbc:postgresql://127.0.0.1:5432/unused", "fencegate", "postgres", "", 1, Duration.ofSeconds(2)), Duration.ofSeconds(5));
-        return new GatewayConfig(base.listen(), base.adminListen(), base.upstream(), base.database(),
-                base.upstreamConnectTimeout(), base.upstreamTimeout(), base.clientIdleTimeout(), base.limits(),
-                base.safety(), base.ioThreads(), base.operations(), base.scopes(), TlsConfig.off().trustingStoreCa(ca.toString()));
+        return config("https", port, ca);
     }
 
-    /** Accepts one connection, reads nothing until {@code start}, then counts what the gateway sent until it ends; 0 if the handshake failed. */
-    private static long readAfterLatch(SSLServerSocket server, CountDownLatch start) {
-        try (SSLSocket socket = (SSLSocket) server.accept()) {
+    private static GatewayConfig config(String scheme, int port, Path ca) {
+        GatewayConfig base = GatewayHarness.config(URI.create(scheme + "://127.0.0.1:" + port),
+                new DatabaseConfig("jdbc:postgresql://127.0.0.1:5432/unused", "fencegate", "postgres", "", 1, Duration.ofSeconds(2)),
+                Duration.ofSeconds(5));
+        return new GatewayConfig(base.listen(), base.adminListen(), base.upstream(), base.database(),
+                base.upstreamConnectTimeout(), base.upstreamTimeout(), base.clientIdleTimeout(), base.limits(),
+                base.safety(), base.ioThreads(), base.operations(), base.scopes(),
+                "https".equals(scheme) ? TlsConfig.off().trustingStoreCa(ca.toString()) : TlsConfig.off());
+    }
+
+    /** Accepts one connection, reads nothing until {@code start}, then counts what the gateway sent until it ends; 0 if a TLS handshake failed. */
+    private static long readAfterLatch(ServerSocket server, CountDownLatch start) {
+        try (Socket socket = server.accept()) {
             try {
-                socket.startHandshake();
+                if (socket instanceof SSLSocket secure) {
+                    secure.startHandshake();
+                }
             } catch (IOException refused) {
                 return 0;
             }
