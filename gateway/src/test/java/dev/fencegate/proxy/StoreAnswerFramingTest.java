@@ -45,6 +45,20 @@ class StoreAnswerFramingTest {
     }
 
     @Test
+    void anAnswerWhoseStatusLineIsNotHttpGets502AndItsConnectionIsNotReused() {
+        client.writeInbound(ascii("GET /b/report HTTP/1.1\r\nHost: store\r\n\r\n"));
+        client.runPendingTasks();
+        EmbeddedStoreChannel store = onlyStore();
+        drain(store);
+
+        store.writeInbound(ascii("XTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"));
+        client.runPendingTasks();
+
+        assertThat(store.isOpen()).as("the store connection").isFalse();
+        assertThat(drain(client)).startsWith("HTTP/1.1 502").contains("urn:fencegate:problem:store-answer-unreadable");
+    }
+
+    @Test
     void bytesAStoreSendsOnAnIdleConnectionRetireIt() {
         client.writeInbound(ascii("HEAD /b/report HTTP/1.1\r\nHost: store\r\n\r\n"));
         client.runPendingTasks();
