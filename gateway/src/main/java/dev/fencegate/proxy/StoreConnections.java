@@ -10,7 +10,6 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.resolver.dns.DnsAddressResolverGroup;
 import io.netty.resolver.dns.DnsNameResolverBuilder;
@@ -98,7 +97,7 @@ final class StoreConnections implements AutoCloseable {
                         channel.pipeline().addLast(new SocketGate());
                         tls.ifPresent(store -> channel.pipeline().addLast(store.newHandler(channel.alloc(), connectTimeoutMillis)));
                         StoreResponseReceiver receiver = new StoreResponseReceiver();
-                        channel.pipeline().addLast(receiver.idleBytes(), new HttpClientCodec(), receiver);
+                        channel.pipeline().addLast(receiver.idleBytes(), new StoreCodec(), receiver);
                     }
                 });
         InetAddress address = addressIn(store.host());

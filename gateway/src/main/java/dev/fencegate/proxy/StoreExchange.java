@@ -176,7 +176,8 @@ final class StoreExchange {
         afterStore.ended(true);
         answer.cancelDeadline();
         unbind(store);
-        if (answer.storeReusable() && sender.sentWhole()) {
+        StoreCodec codec = store.pipeline().get(StoreCodec.class);
+        if (answer.storeReusable() && sender.sentWhole() && codec != null && !codec.holdsUnusedBytes()) {
             connections.release(store);
         } else if (sender.sentWhole()) {
             store.close();

@@ -3,6 +3,7 @@ package dev.fencegate.proxy;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslCloseCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 
 /** The store-facing end of a connection: hands what the store sends to the exchange using it. */
@@ -61,6 +62,19 @@ final class StoreResponseReceiver extends ChannelInboundHandlerAdapter {
             exchange.onStoreWritable();
         }
         ctx.fireChannelWritabilityChanged();
+    }
+
+    /**
+     * The store closed its side of TLS ({@code close_notify}), keeping TCP open: it reads nothing
+     * more, so a request sent now would wait out its timeout. The connection goes as if it had
+     * closed, at once, sending nothing it still held.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event instanceof SslCloseCompletionEvent) {
+            StoreTls.closeAtOnce(ctx.channel());
+        }
+        ctx.fireUserEventTriggered(event);
     }
 
     @Override

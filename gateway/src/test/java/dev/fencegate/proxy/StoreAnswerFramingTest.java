@@ -6,6 +6,7 @@ import dev.fencegate.fence.FenceDecision;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.ssl.SslCloseCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -81,6 +82,46 @@ class StoreAnswerFramingTest {
         next.writeInbound(ascii("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"));
         client.runPendingTasks();
         assertThat(drain(client)).startsWith("HTTP/1.1 200 OK").endsWith("ok");
+    }
+
+    /** Of a head begun after an answer that ended on its own, the decoder would read the connection's next answer as the rest. */
+    @Test
+    void theStartOfAHeadSentInTheSameReadAsAnAnswerRetiresTheConnection() {
+        client.writeInbound(ascii("PUT /b/report HTTP/1.1\r\nHost: store\r\nFencing-Token: 5\r\nContent-Length: 2\r\n\r\nok"));
+        client.runPendingTasks();
+        EmbeddedStoreChannel store = onlyStore();
+        drain(store);
+
+        store.writeInbound(ascii("HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\nHTTP/1.1 200 OK\r\nX-Pad: "));
+        client.runPendingTasks();
+
+        assertThat(drain(client)).startsWith("HTTP/1.1 201 Created");
+        assertThat(store.isOpen()).as("the store connection").isFalse();
+        client.writeInbound(ascii("PUT /b/report HTTP/1.1\r\nHost: store\r\nFencing-Token: 6\r\nContent-Length: 2\r\n\r\nok"));
+        client.runPendingTasks();
+        assertThat(EmbeddedStoreChannel.OPENED.get()).hasSize(2);
+        EmbeddedStoreChannel next = EmbeddedStoreChannel.OPENED.get().get(1);
+        drain(next);
+        next.writeInbound(ascii("HTTP/1.1 412 Precondition Failed\r\nContent-Length: 0\r\n\r\n"));
+        client.runPendingTasks();
+        assertThat(drain(client)).startsWith("HTTP/1.1 412 Precondition Failed");
+    }
+
+    /** A TLS store that sent close_notify and kept TCP open reads nothing more: a request sent on it would wait out its timeout. */
+    @Test
+    void aStoreThatClosedItsSideOfTlsRetiresTheIdleConnection() {
+        client.writeInbound(ascii("GET /b/report HTTP/1.1\r\nHost: store\r\n\r\n"));
+        client.runPendingTasks();
+        EmbeddedStoreChannel store = onlyStore();
+        drain(store);
+        store.writeInbound(ascii("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"));
+        client.runPendingTasks();
+        drain(client);
+        assertThat(store.isOpen()).as("kept for the next request").isTrue();
+
+        store.pipeline().fireUserEventTriggered(SslCloseCompletionEvent.SUCCESS);
+
+        assertThat(store.isOpen()).isFalse();
     }
 
     private static EmbeddedStoreChannel onlyStore() {
