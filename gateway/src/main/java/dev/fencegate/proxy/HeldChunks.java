@@ -86,7 +86,6 @@ final class HeldChunks implements Runnable {
             sender.expire();
             return;
         }
-        sender.checkNextFlush();
         ChannelFuture written = store.writeAndFlush(first);
         sender.failIfSentLate(written);
         if (first instanceof LastHttpContent) {

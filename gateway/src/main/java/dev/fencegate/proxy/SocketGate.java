@@ -16,11 +16,11 @@ import java.util.List;
  * take at once waits in Netty's buffer, and Netty writes it to the socket as soon as the socket has
  * room, before this event loop runs anything else: after a pause of this process (a long GC, a
  * stalled VM) longer than the write's registration, bytes admitted earlier would reach the store
- * after a higher token's write. So the flush that carries bytes the store may apply the request on
- * (its head, and the piece holding its decisive byte: {@link StoreRequestSender}) leaves as one
+ * after a higher token's write. So while a request is bound, each flush leaves as one
  * {@link WindowCheckedBytes}, whose window is checked again each time the socket takes some of it;
- * once it has closed, the connection is reset and the store never gets the request whole. The
- * other pieces pass as they are.
+ * once it has closed, the connection is reset and the store never gets the request whole. Whatever
+ * writes and flushes (the request's sender, or TLS wrapping what it held back during a handshake
+ * the store asked for), the bytes of a bound request leave only while its window is open.
  */
 final class SocketGate extends ChannelOutboundHandlerAdapter {
 
@@ -28,8 +28,6 @@ final class SocketGate extends ChannelOutboundHandlerAdapter {
     private SendWindow window;
     /** Told when a checked flush found the window closed (the connection is then being reset). */
     private Runnable onWindowClosed;
-    /** The next flush carries bytes the store may apply the request on. */
-    private boolean checkNextFlush;
     /** Written since the last flush while a request is bound: messages and their promises, in turn. */
     private final List<Object> pending = new ArrayList<>(4);
 
@@ -41,12 +39,6 @@ final class SocketGate extends ChannelOutboundHandlerAdapter {
     void unbind() {
         window = null;
         onWindowClosed = null;
-        checkNextFlush = false;
-    }
-
-    /** The next flush carries bytes the store may apply the request on: it leaves checked. */
-    void checkNextFlush() {
-        checkNextFlush = window != null;
     }
 
     @Override
@@ -65,8 +57,7 @@ final class SocketGate extends ChannelOutboundHandlerAdapter {
             ctx.flush();
             return;
         }
-        if (checkNextFlush && window != null && onlyBytes()) {
-            checkNextFlush = false;
+        if (window != null && onlyBytes()) {
             writeChecked(ctx);
         } else {
             for (int i = 0; i < pending.size(); i += 2) {

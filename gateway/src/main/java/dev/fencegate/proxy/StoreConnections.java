@@ -91,6 +91,7 @@ final class StoreConnections implements AutoCloseable {
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark)
+                .option(ChannelOption.MESSAGE_SIZE_ESTIMATOR, WindowCheckedBytes.SIZES)
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel channel) {

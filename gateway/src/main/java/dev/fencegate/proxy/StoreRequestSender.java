@@ -41,7 +41,7 @@ final class StoreRequestSender implements ChannelFutureListener {
     /** Where an aws-chunked body's data is whole; null for any other body. */
     private final AwsChunkedData awsData;
     private Channel store;
-    /** The store connection's last handler before its socket. */
+    /** The store connection's last handler before its socket: it checks the window as the socket takes each flush. */
     private SocketGate gate;
     private boolean sentToStore;
     private boolean requestComplete;
@@ -98,8 +98,6 @@ final class StoreRequestSender implements ChannelFutureListener {
         headers.remove(HttpHeaderNames.EXPECT);
         store.write(new DefaultHttpRequest(HttpVersion.HTTP_1_1, request.method(), target, headers));
         headUnflushed = true;
-        // A request with no body, or an aws-chunked one declaring no data, may be applied on its head.
-        gate.checkNextFlush();
         sentToStore = true;
         store.read();
         if (expectContinue) {
@@ -145,9 +143,6 @@ final class StoreRequestSender implements ChannelFutureListener {
             }
             held.holdFrom(content, decisive);
             return;
-        }
-        if (decisive >= 0) {
-            gate.checkNextFlush();
         }
         ChannelFuture written = store.writeAndFlush(content);
         if (last) {
@@ -227,11 +222,6 @@ final class StoreRequestSender implements ChannelFutureListener {
 
     private boolean holding() {
         return held != null && held.holding();
-    }
-
-    /** The next flush carries the byte the store applies the request on: see {@link SocketGate}. */
-    void checkNextFlush() {
-        gate.checkNextFlush();
     }
 
     void releaseHeld() {

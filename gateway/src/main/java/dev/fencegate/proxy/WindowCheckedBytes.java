@@ -5,7 +5,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelException;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.DefaultMessageSizeEstimator;
 import io.netty.channel.FileRegion;
+import io.netty.channel.MessageSizeEstimator;
 import io.netty.util.AbstractReferenceCounted;
 import java.io.IOException;
 import java.nio.channels.WritableByteChannel;
@@ -18,6 +20,19 @@ import java.nio.channels.WritableByteChannel;
  * write failed so), dropping what the kernel still held of the request.
  */
 final class WindowCheckedBytes extends AbstractReferenceCounted implements FileRegion {
+
+    /**
+     * Counts a region's bytes toward its connection's write buffer marks, as a buffer's are
+     * counted (Netty's default counts a region as none), so the sender's backpressure holds.
+     */
+    static final MessageSizeEstimator SIZES = () -> new MessageSizeEstimator.Handle() {
+        private final MessageSizeEstimator.Handle others = DefaultMessageSizeEstimator.DEFAULT.newHandle();
+
+        @Override
+        public int size(Object msg) {
+            return msg instanceof WindowCheckedBytes region ? (int) region.count : others.size(msg);
+        }
+    };
 
     private final Channel connection;
     private final SendWindow window;

@@ -127,7 +127,6 @@ class StoreTlsTest {
                 loop.execute(() -> {
                     SocketGate gate = store.pipeline().get(SocketGate.class);
                     gate.bind(closed::get, told::countDown);
-                    gate.checkNextFlush();
                     store.writeAndFlush(request);
                 });
                 Awaitility.await().atMost(Duration.ofSeconds(10))
