@@ -102,15 +102,16 @@ final class SocketGate extends ChannelOutboundHandlerAdapter {
         ChannelPromise written = ctx.newPromise();
         Runnable closed = onWindowClosed;
         written.addListener(done -> {
+            if (done.cause() instanceof WindowCheckedBytes.WindowClosed && closed != null) {
+                // First, so the exchange ends as expired before a failed write is taken for a store gone.
+                closed.run();
+            }
             for (ChannelPromise promise : promises) {
                 if (done.isSuccess()) {
                     promise.trySuccess();
                 } else {
                     promise.tryFailure(done.cause());
                 }
-            }
-            if (done.cause() instanceof WindowCheckedBytes.WindowClosed && closed != null) {
-                closed.run();
             }
         });
         ctx.write(new WindowCheckedBytes(ctx.channel(), window, bytes), written);
