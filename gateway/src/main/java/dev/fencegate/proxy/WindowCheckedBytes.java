@@ -13,8 +13,8 @@ import java.io.IOException;
 import java.nio.channels.WritableByteChannel;
 
 /**
- * Bytes of a request that the store may apply it on, handed to the socket only while the
- * request's window is open: Netty's transports write a region by asking it to transfer itself
+ * Bytes of a request (a flush's worth: see {@link SocketGate}), handed to the socket only while
+ * the request's window is open: Netty's transports write a region by asking it to transfer itself
  * when the socket has room, so the window is checked right then, however much later that is. Once
  * it has closed, the transfer fails and the connection is reset (Netty closes a connection whose
  * write failed so), dropping what the kernel still held of the request.
@@ -50,7 +50,7 @@ final class WindowCheckedBytes extends AbstractReferenceCounted implements FileR
     /** The window closed before the socket took all of the bytes: none of the rest went out. */
     static final class WindowClosed extends IOException {
         private WindowClosed() {
-            super("the write's admission expired before the store connection took its end");
+            super("the write's admission expired before the store connection took all of it");
         }
     }
 

@@ -44,7 +44,7 @@ class SocketGateTest {
         store.flush();
 
         assertThat(heard).containsExactly("window closed",
-                "write failed: the write's admission expired before the store connection took its end");
+                "write failed: the write's admission expired before the store connection took all of it");
         assertThat(store.isOpen()).isFalse();
     }
 }
