@@ -29,12 +29,12 @@ import static dev.fencegate.config.Setting.REQUIRE_SYNC_STANDBY;
 import static dev.fencegate.config.Setting.SCOPES;
 import static dev.fencegate.config.Setting.TLS_CLIENT_TRUSTSTORE;
 import static dev.fencegate.config.Setting.TLS_CLIENT_TRUSTSTORE_PASSWORD;
-import static dev.fencegate.config.Setting.UPSTREAM_CA;
 import static dev.fencegate.config.Setting.TLS_KEYSTORE;
 import static dev.fencegate.config.Setting.TLS_KEYSTORE_PASSWORD;
 import static dev.fencegate.config.Setting.TOKEN_KEY_FILE;
 import static dev.fencegate.config.Setting.UNSCOPED_WRITES;
 import static dev.fencegate.config.Setting.UPSTREAM;
+import static dev.fencegate.config.Setting.UPSTREAM_CA;
 import static dev.fencegate.config.Setting.UPSTREAM_CONNECT_TIMEOUT;
 import static dev.fencegate.config.Setting.UPSTREAM_TIMEOUT;
 
