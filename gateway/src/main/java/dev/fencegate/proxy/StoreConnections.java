@@ -26,6 +26,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Optional;
@@ -185,9 +186,15 @@ final class StoreConnections implements AutoCloseable {
                 ready.tryFailure(done.cause());
                 return;
             }
+            SslHandler handshake = channel.pipeline().get(SslHandler.class);
+            if (handshake == null) {
+                // Closed already, its handlers gone with it.
+                ready.tryFailure(new ClosedChannelException());
+                return;
+            }
             // Reads are asked for one at a time here: the store's part of the handshake must be read.
             channel.read();
-            channel.pipeline().get(SslHandler.class).handshakeFuture().addListener(shaken -> {
+            handshake.handshakeFuture().addListener(shaken -> {
                 if (shaken.isSuccess()) {
                     ready.trySuccess();
                 } else {
