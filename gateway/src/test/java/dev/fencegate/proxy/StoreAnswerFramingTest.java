@@ -32,10 +32,7 @@ class StoreAnswerFramingTest {
 
     @Test
     void anAnswerThatStopsReadingAsHttpIsCutAndItsConnectionIsNotReused() {
-        client.writeInbound(ascii("GET /b/report HTTP/1.1\r\nHost: store\r\n\r\n"));
-        client.runPendingTasks();
-        EmbeddedStoreChannel store = onlyStore();
-        drain(store);
+        EmbeddedStoreChannel store = forwarded("GET /b/report HTTP/1.1\r\nHost: store\r\n\r\n");
 
         store.writeInbound(ascii("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nZZ\r\n"));
         client.runPendingTasks();
@@ -47,10 +44,7 @@ class StoreAnswerFramingTest {
 
     @Test
     void anAnswerWhoseStatusLineIsNotHttpGets502AndItsConnectionIsNotReused() {
-        client.writeInbound(ascii("GET /b/report HTTP/1.1\r\nHost: store\r\n\r\n"));
-        client.runPendingTasks();
-        EmbeddedStoreChannel store = onlyStore();
-        drain(store);
+        EmbeddedStoreChannel store = forwarded("GET /b/report HTTP/1.1\r\nHost: store\r\n\r\n");
 
         store.writeInbound(ascii("XTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"));
         client.runPendingTasks();
@@ -61,10 +55,7 @@ class StoreAnswerFramingTest {
 
     @Test
     void bytesAStoreSendsOnAnIdleConnectionRetireIt() {
-        client.writeInbound(ascii("HEAD /b/report HTTP/1.1\r\nHost: store\r\n\r\n"));
-        client.runPendingTasks();
-        EmbeddedStoreChannel store = onlyStore();
-        drain(store);
+        EmbeddedStoreChannel store = forwarded("HEAD /b/report HTTP/1.1\r\nHost: store\r\n\r\n");
         store.writeInbound(ascii("HTTP/1.1 200 OK\r\nContent-Length: 33\r\n\r\n"));
         client.runPendingTasks();
         assertThat(drain(client)).startsWith("HTTP/1.1 200 OK");
@@ -87,10 +78,7 @@ class StoreAnswerFramingTest {
     /** Of a head begun after an answer that ended on its own, the decoder would read the connection's next answer as the rest. */
     @Test
     void theStartOfAHeadSentInTheSameReadAsAnAnswerRetiresTheConnection() {
-        client.writeInbound(ascii("PUT /b/report HTTP/1.1\r\nHost: store\r\nFencing-Token: 5\r\nContent-Length: 2\r\n\r\nok"));
-        client.runPendingTasks();
-        EmbeddedStoreChannel store = onlyStore();
-        drain(store);
+        EmbeddedStoreChannel store = forwarded("PUT /b/report HTTP/1.1\r\nHost: store\r\nFencing-Token: 5\r\nContent-Length: 2\r\n\r\nok");
 
         store.writeInbound(ascii("HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\nHTTP/1.1 200 OK\r\nX-Pad: "));
         client.runPendingTasks();
@@ -110,10 +98,7 @@ class StoreAnswerFramingTest {
     /** A TLS store that sent close_notify and kept TCP open reads nothing more: a request sent on it would wait out its timeout. */
     @Test
     void aStoreThatClosedItsSideOfTlsRetiresTheIdleConnection() {
-        client.writeInbound(ascii("GET /b/report HTTP/1.1\r\nHost: store\r\n\r\n"));
-        client.runPendingTasks();
-        EmbeddedStoreChannel store = onlyStore();
-        drain(store);
+        EmbeddedStoreChannel store = forwarded("GET /b/report HTTP/1.1\r\nHost: store\r\n\r\n");
         store.writeInbound(ascii("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"));
         client.runPendingTasks();
         drain(client);
@@ -122,6 +107,15 @@ class StoreAnswerFramingTest {
         store.pipeline().fireUserEventTriggered(SslCloseCompletionEvent.SUCCESS);
 
         assertThat(store.isOpen()).isFalse();
+    }
+
+    /** The store connection {@code request} went out on, what it sent there read. */
+    private EmbeddedStoreChannel forwarded(String request) {
+        client.writeInbound(ascii(request));
+        client.runPendingTasks();
+        EmbeddedStoreChannel store = onlyStore();
+        drain(store);
+        return store;
     }
 
     private static EmbeddedStoreChannel onlyStore() {
