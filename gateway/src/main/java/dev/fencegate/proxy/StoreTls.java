@@ -16,7 +16,8 @@ import javax.net.ssl.SSLException;
 /**
  * TLS to an {@code https} store, built once at start: the store's certificate must chain to
  * {@code --upstream-ca} (the JDK's trusted roots without it) and name the host {@code --upstream}
- * gives, which is also sent as the server name (SNI) when it is a name.
+ * gives, which is also sent as the server name (SNI) when it is a dotted name (the JDK sends none for
+ * {@code localhost} or an address).
  */
 final class StoreTls {
 
