@@ -8,8 +8,10 @@ import java.util.Optional;
  * contract is that of {@link PostgresLeaseStore}: each grant's token is above every earlier
  * grant's for that name, a lease is granted only when free or expired by the service's own clock,
  * and only the holder of the current grant renews or releases it. Every method throws
- * {@link LeaseStoreException} when the service cannot answer; a caller must then assume the
- * lease is lost.
+ * {@link LeaseStoreException} when the service cannot answer, and the call's outcome is then
+ * unknown: an acquire may have granted (the grant then stands until it expires), a renewal may
+ * have extended. A holder may try a renewal again, as {@link HeldLease} does, but counts on the
+ * lease only until the local deadline of the last renewal that got through.
  */
 public interface LeaseStore {
 

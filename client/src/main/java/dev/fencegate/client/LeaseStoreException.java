@@ -1,6 +1,6 @@
 package dev.fencegate.client;
 
-/** The lease store could not answer; whoever held a lease through it must treat it as lost. */
+/** The lease store could not answer, or its answer may not last; the call's outcome is unknown. */
 public final class LeaseStoreException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;

@@ -3,6 +3,8 @@ package dev.fencegate.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencegate.client.LeaseStoreException;
+import dev.fencegate.client.PostgresLeaseStore;
 import dev.fencegate.config.DatabaseConfig;
 import dev.fencegate.config.SafetyConfig;
 import dev.fencegate.demo.MemoryObjectStore;
@@ -102,6 +104,36 @@ class DurabilityGuardIT {
                 assertThatThrownBy(admitting::join)
                         .hasCauseInstanceOf(FenceStoreUnavailableException.class)
                         .hasMessageContaining("not confirmed durable");
+            }
+        }
+    }
+
+    /**
+     * The worker library's lease store holds its grants to the same rule: a grant whose commit
+     * came back with a warning may be gone after a failover, and the same token granted again, so
+     * the caller gets a failure, not a lease.
+     */
+    @Test
+    void aLeaseGrantWhoseCommitComesBackWithAWarningIsAFailedGrant() throws Exception {
+        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().setServerConfig("synchronous_commit", "on").start()) {
+            String url = postgres.getJdbcUrl("postgres", "postgres");
+            javax.sql.DataSource leases = PostgresLeaseStore.dataSource(url, "postgres", "", "public", Duration.ofSeconds(30));
+            PostgresLeaseStore.migrate(leases, "public");
+            PostgresLeaseStore store = new PostgresLeaseStore(leases);
+            try (Connection admin = DriverManager.getConnection(url, "postgres", "");
+                 Statement statement = admin.createStatement()) {
+                nameSyncStandbys(statement, "nobody");
+                var acquiring = java.util.concurrent.CompletableFuture.supplyAsync(
+                        () -> store.acquire("nightly-export", "worker-a", Duration.ofSeconds(30)));
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> cancelSyncRepWaits(statement) > 0);
+
+                assertThatThrownBy(acquiring::join)
+                        .hasCauseInstanceOf(LeaseStoreException.class)
+                        .hasMessageContaining("the commit may not be durable");
+                try (var rows = statement.executeQuery("SELECT token FROM leases WHERE name = 'nightly-export'")) {
+                    assertThat(rows.next()).as("the grant is on the primary all the same").isTrue();
+                    assertThat(rows.getLong(1)).isEqualTo(1);
+                }
             }
         }
     }
