@@ -5,17 +5,24 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Optional;
-import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Reads what an acknowledged fence means in this deployment, says it in plain words, and refuses
  * writes on settings that can lose acknowledged fences unless the operator accepted that.
+ *
+ * <p>The check each second reads one session. Every new session of the fence pool is read too
+ * ({@link #verifySession}) before it runs a statement: a setting of the gateway's role or database
+ * reaches only sessions that start after it, and a server restarted with {@code fsync} off is
+ * reached through new sessions only.
  */
 public final class DurabilityGuard {
 
     private static final Logger log = LoggerFactory.getLogger(DurabilityGuard.class);
+    private static final String SESSION = "SELECT current_setting('fsync'), current_setting('synchronous_commit')";
+    private static final Verdict FSYNC_OFF = new Verdict(false, "fsync is off: a crash of the database server can lose"
+            + " acknowledged fences (set fsync = on, or accept the loss with --allow-unsafe-durability)");
     private static final String READ = """
             SELECT current_setting('fsync'), current_setting('synchronous_commit'),
                    current_setting('synchronous_standby_names'), pg_is_in_recovery(),
@@ -43,15 +50,18 @@ public final class DurabilityGuard {
     public record Verdict(boolean safe, String words) {
     }
 
-    private final DataSource dataSource;
+    /** SQLSTATE object_not_in_prerequisite_state: the server answered, and is not one fences can be kept on. */
+    private static final String UNUSABLE_STATE = "55000";
+
     private final boolean allowUnsafe;
     private final boolean requireSyncStandby;
     private volatile Verdict verdict = new Verdict(false, "durability of the fence store not checked yet");
     private volatile boolean checked;
     private volatile Reading reading;
+    /** Whether a session was found starting with commits that do not wait (logged once). */
+    private volatile boolean sessionsRaised;
 
-    public DurabilityGuard(DataSource dataSource, boolean allowUnsafe, boolean requireSyncStandby) {
-        this.dataSource = dataSource;
+    public DurabilityGuard(boolean allowUnsafe, boolean requireSyncStandby) {
         this.allowUnsafe = allowUnsafe;
         this.requireSyncStandby = requireSyncStandby;
     }
@@ -64,13 +74,12 @@ public final class DurabilityGuard {
             return new Verdict(false, "the fence database session is read-only: it cannot record fences");
         }
         if (r.fsync().equals("off")) {
-            return new Verdict(false, "fsync is off: a crash of the database server can lose acknowledged fences"
-                    + " (set fsync = on, or accept the loss with --allow-unsafe-durability)");
+            return FSYNC_OFF;
         }
         if (r.synchronousCommit().equals("off")) {
+            // Only a session the gateway left as it started, under --allow-unsafe-durability, reads so.
             return new Verdict(false, "synchronous_commit is off: fences are acknowledged before they are on disk, "
-                    + "so a crash can lose them (set it on for the server, or for the gateway's role: ALTER ROLE <role> SET"
-                    + " synchronous_commit = on; or accept the loss with --allow-unsafe-durability)");
+                    + "so a crash can lose them (without --allow-unsafe-durability the gateway sets it on for its own sessions)");
         }
         if (r.hiddenStandbys() > 0) {
             return new Verdict(false, r.hiddenStandbys() + " standby(s) whose state the gateway's database role may not read:"
@@ -105,18 +114,58 @@ public final class DurabilityGuard {
                 + " synchronous standby(s) (synchronous_commit = " + r.synchronousCommit() + ")");
     }
 
-    /** Reads the settings now; logs when the verdict changes. Blocking: call off the event loops. */
-    public void check() throws SQLException {
+    /** Reads the settings now, on {@code connection}; logs when the verdict changes. Blocking: call off the event loops. */
+    public void check(Connection connection) throws SQLException {
         Reading reading;
-        try (Connection connection = dataSource.getConnection();
-             Statement statement = connection.createStatement();
+        try (Statement statement = connection.createStatement();
              ResultSet row = statement.executeQuery(READ)) {
             row.next();
             reading = new Reading(row.getString(1), row.getString(2), row.getString(3), row.getBoolean(4),
                     row.getString(5).equals("on"), row.getLong(6), row.getLong(7), row.getLong(8));
         }
         this.reading = reading;
-        Verdict fresh = judge(reading, requireSyncStandby);
+        adopt(judge(reading, requireSyncStandby));
+        checked = true;
+    }
+
+    /**
+     * Run on every new session of the fence pool before it is used. A session whose commits would
+     * not wait for the disk ({@code synchronous_commit} off, or {@code local} where standbys must
+     * confirm) is set to {@code on}: a role's or database's setting does not get to decide what an
+     * acknowledged fence is. A server with {@code fsync} off cannot be mended from a session: the
+     * session is refused, and so is every write until a check reads the server safe again. Under
+     * {@code --allow-unsafe-durability} sessions are left as they start. Blocking: call off the event loops.
+     */
+    public void verifySession(Connection connection) throws SQLException {
+        if (allowUnsafe) {
+            return;
+        }
+        String fsync;
+        String commit;
+        try (Statement statement = connection.createStatement();
+             ResultSet row = statement.executeQuery(SESSION)) {
+            row.next();
+            fsync = row.getString(1);
+            commit = row.getString(2);
+        }
+        if (fsync.equals("off")) {
+            adopt(FSYNC_OFF);
+            throw new SQLException("writes refused: " + FSYNC_OFF.words(), UNUSABLE_STATE);
+        }
+        if (commit.equals("off") || commit.equals("local")) {
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("SET synchronous_commit = on");
+            }
+            if (!sessionsRaised) {
+                sessionsRaised = true;
+                log.warn("The gateway's database sessions start with synchronous_commit = {} (a setting of the server, its"
+                        + " role or its database): each is set to on, so that an acknowledged fence is on disk"
+                        + " (--allow-unsafe-durability leaves them as they start)", commit);
+            }
+        }
+    }
+
+    private synchronized void adopt(Verdict fresh) {
         if (!fresh.equals(verdict)) {
             if (fresh.safe()) {
                 log.info("Fence durability: {}", fresh.words());
@@ -128,12 +177,12 @@ public final class DurabilityGuard {
             }
         }
         verdict = fresh;
-        checked = true;
     }
 
     /**
      * The database could not be asked: until it has been once, writes are refused naming why,
-     * rather than with a bare "not checked yet". A verdict once read stands through later outages.
+     * rather than with a bare "not checked yet". A verdict once read stands through later outages:
+     * a server that comes back is reached through new sessions, each read by {@link #verifySession}.
      */
     public void uncheckable(String problem) {
         if (!checked) {

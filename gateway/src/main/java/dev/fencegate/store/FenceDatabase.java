@@ -48,23 +48,26 @@ public final class FenceDatabase implements AutoCloseable {
      *                  the setting recorded is that one (or none is recorded yet)
      */
     public static FenceDatabase open(DatabaseConfig config, String namingKey, boolean tokensSigned) {
-        return open(config, namingKey, tokensSigned ? "signed" : "unsigned", null);
+        return open(config, namingKey, tokensSigned ? "signed" : "unsigned", null, null);
     }
 
     /**
      * As {@link #open(DatabaseConfig, String, boolean)}, with every new connection shown to
-     * {@code history} before the pool hands it out: none to a server whose history went back
-     * behind a commit this instance saw confirmed.
+     * {@code durability} and {@code history} before the pool hands it out: its commits wait for the
+     * disk, and none is made to a server that cannot keep them or whose history went back behind a
+     * commit this instance saw confirmed.
      */
-    public static FenceDatabase open(DatabaseConfig config, String namingKey, boolean tokensSigned, HistoryGuard history) {
-        return open(config, namingKey, tokensSigned ? "signed" : "unsigned", history);
+    public static FenceDatabase open(DatabaseConfig config, String namingKey, boolean tokensSigned, HistoryGuard history,
+                                     DurabilityGuard durability) {
+        return open(config, namingKey, tokensSigned ? "signed" : "unsigned", history, durability);
     }
 
     private static FenceDatabase open(DatabaseConfig config, String namingKey, String tokens) {
-        return open(config, namingKey, tokens, null);
+        return open(config, namingKey, tokens, null, null);
     }
 
-    private static FenceDatabase open(DatabaseConfig config, String namingKey, String tokens, HistoryGuard history) {
+    private static FenceDatabase open(DatabaseConfig config, String namingKey, String tokens, HistoryGuard history,
+                                      DurabilityGuard durability) {
         HikariConfig hikari = connectionsTo(config, "fencegate-fences", "fencegate/" + config.schema());
         // One connection per fence-check thread, and one each for the listener and the reconciler,
         // which would otherwise take theirs from the checks; the listener's probes borrow the
@@ -97,8 +100,8 @@ public final class FenceDatabase implements AutoCloseable {
                 + (tokens.isEmpty() ? "" : " -c fencegate.tokens=" + tokens));
         if (history != null) {
             // The pool then connects through this data source, made as the pool would make its own.
-            hikari.setDataSource(new HistoryCheckedConnections(new DriverDataSource(hikari.getJdbcUrl(), null,
-                    hikari.getDataSourceProperties(), hikari.getUsername(), hikari.getPassword()), history));
+            hikari.setDataSource(new CheckedConnections(new DriverDataSource(hikari.getJdbcUrl(), null,
+                    hikari.getDataSourceProperties(), hikari.getUsername(), hikari.getPassword()), history, durability));
         }
         return new FenceDatabase(new HikariDataSource(hikari), migrations(config, ms), config.schema());
     }

@@ -82,10 +82,10 @@ public final class FenceService implements AutoCloseable {
         UUID instance = UUID.randomUUID();
         HistoryGuard history = new HistoryGuard(instance, config.safety().allowUnsafeDurability(),
                 config.safety().requireSyncStandby());
-        FenceDatabase database = FenceDatabase.open(config.database(), NamingGuard.sessionKey(naming),
-                config.safety().requiresSignatures(), history);
-        DurabilityGuard guard = new DurabilityGuard(database.dataSource(), config.safety().allowUnsafeDurability(),
+        DurabilityGuard guard = new DurabilityGuard(config.safety().allowUnsafeDurability(),
                 config.safety().requireSyncStandby());
+        FenceDatabase database = FenceDatabase.open(config.database(), NamingGuard.sessionKey(naming),
+                config.safety().requiresSignatures(), history, guard);
         Duration checkTimeout = config.database().checkTimeout();
         LeaseTiming timing = new LeaseTiming(config.upstreamTimeout(), LEASE_HEADROOM, IDLE_RELEASE);
         // Told by the checks when the database's clock steps forward; asked before any row is taken as ended for having expired.

@@ -143,8 +143,8 @@ public final class FenceStoreMonitor implements AutoCloseable {
                 // Every check, not only each new connection: behind a connection pooler the server can
                 // change under a connection that stays open.
                 history.verify(connection);
+                guard.check(connection);
             }
-            guard.check();
             naming.check();
             reachable();
         } catch (Exception e) {

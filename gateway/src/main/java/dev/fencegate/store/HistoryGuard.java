@@ -27,13 +27,16 @@ public final class HistoryGuard {
     private static final Logger log = LoggerFactory.getLogger(HistoryGuard.class);
     /** Where the next WAL record goes; null on a server in recovery, which has none to show. */
     private static final String POSITION = "SELECT CASE WHEN pg_is_in_recovery() THEN NULL ELSE pg_current_wal_lsn()::text END";
-    /** A commit that writes WAL (a row of this guard's own, so nothing else ever waits on it), and a position before it. */
+    /**
+     * A commit that writes WAL (a row of this guard's own, so nothing else ever waits on it), a
+     * position before it, and whether the commit waits until it is on disk.
+     */
     private static final String CONFIRM = """
             WITH touched AS (
                 INSERT INTO fence_confirmation (instance, confirmed_at) VALUES (?, now())
                 ON CONFLICT (instance) DO UPDATE SET confirmed_at = EXCLUDED.confirmed_at
                 RETURNING 1)
-            SELECT pg_current_wal_insert_lsn()::text FROM touched""";
+            SELECT pg_current_wal_insert_lsn()::text, current_setting('synchronous_commit') FROM touched""";
     private static final String STANDBYS_NAMED = "SELECT current_setting('synchronous_standby_names') <> ''";
     /** SQLSTATE object_not_in_prerequisite_state: the server answered, and is not one fences can be checked on. */
     private static final String UNUSABLE_STATE = "55000";
@@ -98,11 +101,18 @@ public final class HistoryGuard {
     public void confirm(Connection connection) throws SQLException {
         verify(connection);
         long before;
+        String commit;
         try (PreparedStatement statement = connection.prepareStatement(CONFIRM)) {
             statement.setObject(1, row);
             try (ResultSet answer = statement.executeQuery()) {
                 answer.next();
                 before = parse(answer.getString(1));
+                commit = answer.getString(2);
+            }
+            if (commit.equals("off") || commit.equals("local")) {
+                // Acknowledged before it is on disk (or on the standbys): it may be lost, and a server
+                // read before it reaches the disk is not behind it, though it shows a WAL position that is.
+                return;
             }
             if (statement.getWarnings() != null) {
                 return; // a wait for the synchronous standbys was cancelled: visible, not confirmed

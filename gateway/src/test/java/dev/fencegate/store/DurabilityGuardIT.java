@@ -14,6 +14,7 @@ import dev.fencegate.fence.FenceStoreUnavailableException;
 import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.testing.GatewayHarness;
+import dev.fencegate.testing.RestartablePostgres;
 import dev.fencegate.testing.TestPostgres;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.net.http.HttpResponse;
@@ -21,7 +22,12 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /** Writes are refused on settings that can lose acknowledged fences, unless the operator accepts that. */
@@ -29,32 +35,56 @@ class DurabilityGuardIT {
 
     private static final String UNSAFE_ROLE = "fencegate_async_commit";
 
+    /**
+     * A role's or database's {@code synchronous_commit = off} reaches every session that starts
+     * after it was set, whenever that was, while the check each second reads one session: every
+     * session the fence pool makes is set to commit durably before it is used, and writes go on.
+     * Under {@code --allow-unsafe-durability} sessions are left as they start, and the guard says
+     * what that costs.
+     */
     @Test
-    void writesAreRefusedWhenSynchronousCommitIsOffUnlessOverridden() throws Exception {
+    void everyFenceSessionCommitsDurablyWhateverItsRoleSaysUnlessOverridden() throws Exception {
         DatabaseConfig unsafe = asyncCommitRole(TestPostgres.newSchema("durability"));
+        assertThat(sessionCommits(unsafe, false)).as("every session of the pool").containsOnly("on");
+        assertThat(sessionCommits(unsafe, true)).as("every session of the pool, overridden").containsOnly("off");
+
         try (GatewayHarness gateway = GatewayHarness.start(MemoryObjectStore.Options.loopback(), upstream -> GatewayHarness.config(
                 upstream, unsafe, Duration.ofSeconds(5), Duration.ofSeconds(5), SafetyConfig.defaults()))) {
-            HttpResponse<String> refused = gateway.put("/d/k", 1, "x");
-            assertThat(refused.statusCode()).isEqualTo(503);
-            assertThat(refused.body()).contains("synchronous_commit is off")
-                    .as("and what to do").contains("SET synchronous_commit = on").contains("--allow-unsafe-durability");
-            assertThat(gateway.store.requestCount()).isZero();
-            assertThat(gateway.gateway.ready()).isFalse();
-        }
-        try (GatewayHarness gateway = GatewayHarness.start(MemoryObjectStore.Options.loopback(), upstream -> GatewayHarness.config(
-                upstream, unsafe, Duration.ofSeconds(5), Duration.ofSeconds(5), new SafetyConfig(true, false, 100_000)))) {
             assertThat(gateway.put("/d/k", 1, "x").statusCode()).isEqualTo(201);
+            assertThat(gateway.gateway.ready()).isTrue();
         }
     }
 
+    /**
+     * A server restarted with {@code fsync} off is reached through new sessions only, while the
+     * verdict of the last check (safe) stands through the outage: each new session is read before
+     * it is used, so none is, and writes are refused naming the setting before the next check.
+     */
     @Test
-    void writesAreRefusedWhenASynchronousStandbyIsRequiredAndThereIsNone() {
-        try (GatewayHarness gateway = GatewayHarness.start(MemoryObjectStore.Options.loopback(), upstream -> GatewayHarness.config(
-                upstream, TestPostgres.config(TestPostgres.newSchema("sync_standby")), Duration.ofSeconds(5), Duration.ofSeconds(5),
-                new SafetyConfig(false, true, 100_000)))) {
-            HttpResponse<String> refused = gateway.put("/d/k", 1, "x");
-            assertThat(refused.statusCode()).isEqualTo(503);
-            assertThat(refused.body()).contains("synchronous standby");
+    void aServerRestartedWithFsyncOffGetsNoSessionBeforeTheNextCheck() throws Exception {
+        try (RestartablePostgres server = RestartablePostgres.create()) {
+            server.start(Map.of());
+            DatabaseConfig config = new DatabaseConfig(server.url(), "public", "postgres", "", 2, Duration.ofSeconds(1));
+            DurabilityGuard durability = new DurabilityGuard(false, false);
+            try (FenceDatabase database = FenceDatabase.open(config, "", false, new HistoryGuard(UUID.randomUUID(), false, false),
+                    durability)) {
+                try (Connection session = database.dataSource().getConnection()) {
+                    durability.check(session);
+                }
+                assertThat(durability.refusal()).isEmpty();
+
+                server.stop();
+                server.start(Map.of("fsync", "off"));
+                assertThatThrownBy(() -> selectOne(database)).isInstanceOf(java.sql.SQLException.class);
+                assertThat(durability.refusal()).hasValueSatisfying(words -> assertThat(words).contains("fsync is off"));
+
+                server.stop();
+                server.start(Map.of());
+                try (Connection session = database.dataSource().getConnection()) {
+                    durability.check(session);
+                }
+                assertThat(durability.refusal()).isEmpty();
+            }
         }
     }
 
@@ -193,7 +223,7 @@ class DurabilityGuardIT {
 
                 // The synchronous standby stops confirming.
                 nameSyncStandbys(statement, "nobody");
-                a.guard.check();
+                a.checkDurability();
                 var raising = java.util.concurrent.CompletableFuture.supplyAsync(() -> a.writeAndFinish(atThree));
                 org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> cancelSyncRepWaits(statement) > 0);
                 assertThat(raising.get()).as("the raise's own claim").isInstanceOf(FenceDecision.Unavailable.class);
@@ -206,7 +236,7 @@ class DurabilityGuardIT {
 
                 // A standby confirms again (here: none is named any more): the retry is admitted.
                 nameSyncStandbys(statement, "");
-                a.guard.check();
+                a.checkDurability();
                 assertThat(a.writeAndFinish(atThree)).isInstanceOf(FenceDecision.Admitted.class);
             }
         }
@@ -260,6 +290,42 @@ class DurabilityGuardIT {
                 + "WHERE wait_event = 'SyncRep'")) {
             rows.next();
             return rows.getInt(1);
+        }
+    }
+
+    /** One statement on a session of the pool; the pool checks a session idle for half a second before it lends it. */
+    private static void selectOne(FenceDatabase database) throws Exception {
+        Thread.sleep(600);
+        try (Connection session = database.dataSource().getConnection(); Statement statement = session.createStatement()) {
+            statement.execute("SELECT 1");
+        }
+    }
+
+    /** What each session of a fence pool, opened as the gateway opens it, commits with. */
+    private static List<String> sessionCommits(DatabaseConfig config, boolean allowUnsafe) throws Exception {
+        DurabilityGuard durability = new DurabilityGuard(allowUnsafe, false);
+        HistoryGuard history = new HistoryGuard(UUID.randomUUID(), allowUnsafe, false);
+        try (FenceDatabase database = FenceDatabase.open(config, "", false, history, durability)) {
+            List<Connection> sessions = new ArrayList<>();
+            try {
+                // All at once: the pool hands out every session it has, and makes the rest.
+                for (int i = 0; i < database.dataSource().getMaximumPoolSize(); i++) {
+                    sessions.add(database.dataSource().getConnection());
+                }
+                List<String> commits = new ArrayList<>();
+                for (Connection session : sessions) {
+                    try (Statement statement = session.createStatement();
+                         var row = statement.executeQuery("SHOW synchronous_commit")) {
+                        row.next();
+                        commits.add(row.getString(1));
+                    }
+                }
+                return commits;
+            } finally {
+                for (Connection session : sessions) {
+                    session.close();
+                }
+            }
         }
     }
 

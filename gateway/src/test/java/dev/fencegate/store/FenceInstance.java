@@ -65,9 +65,10 @@ final class FenceInstance implements AutoCloseable {
     final InflightListener listener;
     /** The store under the trip counter, for what it counts itself. */
     final PostgresFenceStore postgres;
-    /** Read once at the start; a test that renames synchronous standbys reads it again. */
+    /** Read once at the start; a test that renames synchronous standbys reads it again ({@link #checkDurability}). */
     final DurabilityGuard guard;
     private final FenceChecker checker;
+    private final javax.sql.DataSource sessions;
 
     FenceInstance(FenceDatabase database, FakeClock clock, LeaseTiming timing, int remembered, boolean listening) {
         this(database, clock, timing, remembered, listening, database.dataSource());
@@ -76,6 +77,7 @@ final class FenceInstance implements AutoCloseable {
     /** With the listener's connections from {@code listenerSource}. */
     FenceInstance(FenceDatabase database, FakeClock clock, LeaseTiming timing, int remembered, boolean listening,
                   javax.sql.DataSource listenerSource) {
+        sessions = database.dataSource();
         PostgresInflightRegistrations postgresRows = new PostgresInflightRegistrations(database.dataSource(), id);
         RegistrationRows rows = new RegistrationRows() {
             @Override
@@ -104,12 +106,8 @@ final class FenceInstance implements AutoCloseable {
         this.clock = clock;
         expiry = new ExpiryTrust(timing.rowLength(), clock::now);
         fences = new InstanceFences(rows, timing, clock::now, expiry);
-        guard = new DurabilityGuard(database.dataSource(), false, false);
-        try {
-            guard.check();
-        } catch (java.sql.SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        guard = new DurabilityGuard(false, false);
+        checkDurability();
         postgres = new PostgresFenceStore(database.dataSource(), id, guard::standbysNamed);
         FenceStore counted = new FenceStore() {
             @Override
@@ -162,6 +160,15 @@ final class FenceInstance implements AutoCloseable {
             FenceDecision decision = writeAndFinish(claim);
             return decision instanceof FenceDecision.Admitted && trips.get() == before;
         });
+    }
+
+    /** Reads the database's durability settings again, as the gateway's checks do each second. */
+    void checkDurability() {
+        try (java.sql.Connection session = sessions.getConnection()) {
+            guard.check(session);
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Waits until the listener has confirmed, by the test's clock, that it hears every raise. */

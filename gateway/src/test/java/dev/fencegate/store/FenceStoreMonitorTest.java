@@ -24,9 +24,10 @@ class FenceStoreMonitorTest {
     private final DatabaseConfig config = TestPostgres.config(TestPostgres.newSchema("store_monitor"));
     private final UUID instance = UUID.randomUUID();
     private final HistoryGuard history = new HistoryGuard(instance, false, false);
-    private final FenceDatabase database = FenceDatabase.open(config, NamingGuard.sessionKey(NAMING), false, history);
+    private final DurabilityGuard durability = new DurabilityGuard(false, false);
+    private final FenceDatabase database = FenceDatabase.open(config, NamingGuard.sessionKey(NAMING), false, history, durability);
     private final Readiness readiness = new Readiness();
-    private final FenceStoreMonitor monitor = new FenceStoreMonitor(database, new DurabilityGuard(database.dataSource(), false, false),
+    private final FenceStoreMonitor monitor = new FenceStoreMonitor(database, durability,
             history, new NamingGuard(database.dataSource(), NAMING, false, false, instance, Duration.ofSeconds(5), System::nanoTime),
             readiness);
 

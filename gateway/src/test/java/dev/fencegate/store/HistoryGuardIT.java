@@ -8,10 +8,10 @@ import dev.fencegate.demo.AppliedWrite;
 import dev.fencegate.demo.MemoryObjectStore;
 import dev.fencegate.testing.AdminMetrics;
 import dev.fencegate.testing.GatewayHarness;
+import dev.fencegate.testing.RestartablePostgres;
 import dev.fencegate.testing.TestPostgres;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,7 +26,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -187,7 +186,8 @@ class HistoryGuardIT {
         PGSimpleDataSource standby = new PGSimpleDataSource();
         standby.setURL("jdbc:postgresql://127.0.0.1:" + port + "/postgres");
         standby.setUser("postgres");
-        HistoryCheckedConnections connections = new HistoryCheckedConnections(standby, new HistoryGuard(UUID.randomUUID(), false, false));
+        CheckedConnections connections = new CheckedConnections(standby, new HistoryGuard(UUID.randomUUID(), false, false),
+                new DurabilityGuard(false, false));
 
         assertThatThrownBy(connections::getConnection).isInstanceOf(SQLException.class)
                 .hasMessageStartingWith("the fence database is in recovery");
@@ -291,19 +291,10 @@ class HistoryGuardIT {
     }
 
     private static void delete(Path folder) throws IOException {
-        if (!Files.exists(folder)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(folder)) {
-            for (Path path : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
-                Files.delete(path);
-            }
-        }
+        RestartablePostgres.delete(folder);
     }
 
     private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
+        return RestartablePostgres.freePort();
     }
 }

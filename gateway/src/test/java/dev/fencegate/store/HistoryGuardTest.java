@@ -49,6 +49,26 @@ class HistoryGuardTest {
         assertThat(guard.refusal()).isEmpty();
     }
 
+    /**
+     * A commit acknowledged before it is on disk (or on the synchronous standbys) can be lost, and
+     * a session read before it is written shows a WAL position behind it though nothing was lost:
+     * it confirms nothing, so it can neither stand for a history nor raise a false alarm.
+     */
+    @Test
+    void aCommitAcknowledgedBeforeItIsOnDiskConfirmsNothing() throws SQLException {
+        HistoryGuard guard = new HistoryGuard(UUID.randomUUID(), false, false);
+        try (Connection connection = database().dataSource().getConnection(); Statement statement = connection.createStatement()) {
+            for (String setting : new String[] {"off", "local"}) {
+                statement.execute("SET synchronous_commit = " + setting);
+                guard.confirm(connection);
+                assertThat(guard.confirmedPosition()).as("synchronous_commit = " + setting).isZero();
+            }
+            statement.execute("SET synchronous_commit = on");
+            guard.confirm(connection);
+            assertThat(guard.confirmedPosition()).isPositive();
+        }
+    }
+
     @Test
     void aServerBehindTheConfirmedPositionIsRefusedAndSoIsEveryConnectionAfterIt() throws SQLException {
         HistoryGuard guard = new HistoryGuard(UUID.randomUUID(), false, false);

@@ -33,8 +33,10 @@ class LocalPostgresIT {
             PGSimpleDataSource dataSource = new PGSimpleDataSource();
             dataSource.setURL(postgres.url());
             dataSource.setUser(postgres.user());
-            DurabilityGuard guard = new DurabilityGuard(dataSource, false, false);
-            guard.check();
+            DurabilityGuard guard = new DurabilityGuard(false, false);
+            try (Connection session = dataSource.getConnection()) {
+                guard.check(session);
+            }
             assertThat(guard.refusal()).isEmpty();
         }
     }

@@ -8,21 +8,25 @@ import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
- * The pool's source of new connections: each is shown to the {@link HistoryGuard} before the pool
- * may hand it out, so no statement runs on a server that lost commits this instance saw confirmed.
+ * The pool's source of new connections: each is shown to the {@link DurabilityGuard}, which sets
+ * its commits to wait for the disk or refuses a server that cannot keep them, and to the
+ * {@link HistoryGuard}, before the pool may hand it out, so no statement runs on a session whose
+ * commits can be lost, or on a server that lost commits this instance saw confirmed.
  * A restored or replaced database is reached through new connections only (its restart ended the
  * old ones), and a server in recovery gets none (so none outlives its promotion unchecked): the
  * first batch after a restore cannot admit on a fence that went back. Behind a connection pooler,
  * whose connections outlive the server's restart, the monitor's check each second looks again.
  */
-final class HistoryCheckedConnections implements DataSource {
+final class CheckedConnections implements DataSource {
 
     private final DataSource connections;
     private final HistoryGuard history;
+    private final DurabilityGuard durability;
 
-    HistoryCheckedConnections(DataSource connections, HistoryGuard history) {
+    CheckedConnections(DataSource connections, HistoryGuard history, DurabilityGuard durability) {
         this.connections = connections;
         this.history = history;
+        this.durability = durability;
     }
 
     @Override
@@ -39,6 +43,7 @@ final class HistoryCheckedConnections implements DataSource {
 
     private Connection verified(Connection connection) throws SQLException {
         try {
+            durability.verifySession(connection);
             history.verify(connection);
             return connection;
         } catch (SQLException | RuntimeException e) {
