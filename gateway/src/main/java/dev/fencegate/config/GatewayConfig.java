@@ -67,6 +67,7 @@ public record GatewayConfig(
             throw new IllegalArgumentException("--upstream: '" + upstream + "' (expected no query or fragment)");
         }
         requireStoreNameListed(upstream, limits);
+        requireNoPathForS3(upstream, limits);
         if (ioThreads < 1 || ioThreads > 256) {
             // 0, one per core, is turned into the count before this record is made.
             throw new IllegalArgumentException("--io-threads: " + ioThreads + " (expected 0 for one per core, or 1 to 256)");
@@ -169,6 +170,21 @@ public record GatewayConfig(
                 + "' (expected the --upstream host name '" + host + "' among them: the store reads a Host of '" + host
                 + "' as path-style and 'bucket." + host + "' as bucket 'bucket', which an unlisted name would make buckets '"
                 + host + "' and 'bucket." + host + "', two fences for one object)");
+    }
+
+    /**
+     * An S3 store reads the bucket from the first segment of the path it gets: behind a path of the
+     * upstream's, every client's bucket would be a key in that one, and a DeleteObjects request's
+     * keys (named in the bucket of the client's path) deleted in another bucket than the one fenced.
+     */
+    private static void requireNoPathForS3(URI upstream, Limits limits) {
+        String path = upstream.getRawPath() == null ? "" : upstream.getRawPath();
+        boolean s3 = limits.storeKind() == StoreKind.S3_PATH || limits.storeKind() == StoreKind.S3_VIRTUAL_HOST;
+        if (s3 && !path.isEmpty() && !path.equals("/")) {
+            throw new IllegalArgumentException("--upstream: '" + upstream + "' (expected no path under --store-kind "
+                    + limits.storeKind().value() + ": an S3 store reads the first segment of the path it gets as the bucket,"
+                    + " so behind '" + path + "' every bucket a client names would be a key in another one)");
+        }
     }
 
     public HostPort upstreamAddress() {

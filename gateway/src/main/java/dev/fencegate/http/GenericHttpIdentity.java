@@ -8,11 +8,25 @@ import java.util.Optional;
  * namespace under meets one fence (a store serving several namespaces by Host gets fewer fences
  * than objects, never more). Writes on collection paths are refused, since what the store does
  * with them is unknown.
+ *
+ * @param upstreamPath the path {@code --upstream} adds in front of every target, empty for none
  */
-public record GenericHttpIdentity() implements StoreIdentity {
+public record GenericHttpIdentity(String upstreamPath) implements StoreIdentity {
+
+    /** A store reached at the root of its host. */
+    public GenericHttpIdentity() {
+        this("");
+    }
 
     @Override
     public Identified identify(String method, String target, String host, String destination) {
+        if (S3Requests.isDeleteObjects(method, target) && !upstreamPath.isEmpty()) {
+            // The keys are in the bucket the client's path starts with; the store, if it is S3, reads
+            // its bucket from the path the gateway sends, which starts with the upstream path instead.
+            return ObjectPaths.refused(Outcome.UNFENCEABLE_WRITE, "a DeleteObjects request (POST ?delete) names its keys"
+                    + " in the bucket its path starts with, and the store gets the path behind '" + upstreamPath
+                    + "', which an S3 store reads as another bucket; delete each object with a DELETE of its own");
+        }
         if (S3Requests.isDeleteObjects(method, target)) {
             // The store may be S3 after all: its keys are fenced. It may as well take the POST for a
             // write of its path, so that path is fenced too (see deleteObjectsWritesItsPath).

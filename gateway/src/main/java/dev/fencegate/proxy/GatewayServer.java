@@ -55,13 +55,14 @@ public final class GatewayServer implements AutoCloseable {
      * refused whether or not the operator listed it.
      */
     static StoreIdentity identity(Limits limits, String upstreamHost) {
-        return identity(limits, Optional.of(upstreamHost));
+        return identity(limits, Optional.of(upstreamHost), "");
     }
 
-    private static StoreIdentity identity(Limits limits, Optional<String> upstreamHost) {
+    /** @param upstreamPath the path {@code --upstream} adds in front of every target (none under the S3 kinds) */
+    private static StoreIdentity identity(Limits limits, Optional<String> upstreamHost, String upstreamPath) {
         VirtualHosts domains = new VirtualHosts(limits.virtualHostDomainList());
         return switch (limits.storeKind()) {
-            case HTTP -> new GenericHttpIdentity();
+            case HTTP -> new GenericHttpIdentity(upstreamPath);
             case WEBDAV -> new WebDavIdentity();
             case S3_PATH -> new S3PathIdentity(upstreamHost.map(domains::and).orElse(domains));
             case S3_VIRTUAL_HOST -> new S3VirtualHostIdentity(domains);
@@ -70,8 +71,8 @@ public final class GatewayServer implements AutoCloseable {
 
     /** How this instance turns a write into its claim: store kind, job scopes, token signatures. */
     public static ClaimRules claimRules(GatewayConfig config) {
-        return claimRules(config.limits(), Optional.of(config.upstreamAddress().host()), config.scopes(),
-                config.safety().tokenKey().map(TokenSignatures::new));
+        return claimRules(config.limits(), Optional.of(config.upstreamAddress().host()), config.upstreamPathPrefix(),
+                config.scopes(), config.safety().tokenKey().map(TokenSignatures::new));
     }
 
     /**
@@ -80,7 +81,12 @@ public final class GatewayServer implements AutoCloseable {
      */
     public static ClaimRules claimRules(Limits limits, Optional<String> upstreamHost, ScopeConfig scopes,
                                         Optional<TokenSignatures> signatures) {
-        return new ClaimRules(identity(limits, upstreamHost), ResourceScopes.parse(scopes.templates(),
+        return claimRules(limits, upstreamHost, "", scopes, signatures);
+    }
+
+    private static ClaimRules claimRules(Limits limits, Optional<String> upstreamHost, String upstreamPath, ScopeConfig scopes,
+                                         Optional<TokenSignatures> signatures) {
+        return new ClaimRules(identity(limits, upstreamHost, upstreamPath), ResourceScopes.parse(scopes.templates(),
                 scopes.refuseUnscoped() ? ResourceScopes.Unscoped.REFUSE : ResourceScopes.Unscoped.PER_OBJECT), signatures);
     }
 

@@ -55,7 +55,7 @@ class GatewayOptionsTest {
     void everyFlagReachesTheConfig() {
         GatewayConfig config = configOf(
                 "--listen", "0.0.0.0:18080", "--admin-listen", "[::1]:19090",
-                "--upstream", "http://store.internal/base/",
+                "--upstream", "http://store.internal/base/", "--store-kind", "http",
                 "--db-url", "jdbc:postgresql://db:5433/fences", "--db-schema", "fencegate", "--db-user", "fg",
                 "--db-password", "secret", "--db-pool-size", "7", "--fence-timeout", "750ms",
                 "--upstream-connect-timeout", "3s", "--upstream-timeout", "2m", "--client-idle-timeout", "45s",
@@ -73,13 +73,31 @@ class GatewayOptionsTest {
         assertThat(config.upstreamConnectTimeout()).isEqualTo(Duration.ofSeconds(3));
         assertThat(config.upstreamTimeout()).isEqualTo(Duration.ofMinutes(2));
         assertThat(config.clientIdleTimeout()).isEqualTo(Duration.ofSeconds(45));
-        assertThat(config.limits()).isEqualTo(new Limits(4096, 2048, 0, 100, 10_000, "", "localhost", StoreKind.S3_PATH, Duration.ofSeconds(3)));
+        assertThat(config.limits()).isEqualTo(new Limits(4096, 2048, 0, 100, 10_000, "", "localhost", StoreKind.HTTP, Duration.ofSeconds(3)));
         assertThat(config.ioThreads()).isEqualTo(3);
         assertThat(config.safety()).isEqualTo(new SafetyConfig(true, true, 5000));
         assertThat(config.operations()).isEqualTo(new OperationsConfig(AccessLogFormat.JSON, "0123456789abcdef0123",
                 Duration.ofDays(30)));
         assertThat(config.operations().toString()).doesNotContain("0123456789abcdef0123");
         assertThat(config.database().toString()).doesNotContain("secret");
+    }
+
+    /**
+     * An S3 store reads the bucket from the first segment of the path it gets: behind a path of
+     * the upstream's, each client's bucket would be a key of another one, and a DeleteObjects
+     * request's keys deleted in another bucket than the one fenced. Other kinds take a path.
+     */
+    @Test
+    void anS3StoreIsReachedAtTheRootOfItsHostOrTheStartStops() {
+        for (String kind : new String[] {"s3-path", "s3-virtual-host"}) {
+            Throwable failure = catchThrowable(() -> configOf("--upstream", "http://localhost:9000/bkt", "--store-kind", kind));
+            assertThat(failure).as(kind).hasMessageContaining("expected no path under --store-kind " + kind);
+            assertThat(configOf("--upstream", "http://localhost:9000/", "--store-kind", kind).upstreamPathPrefix()).isEmpty();
+        }
+        for (String kind : new String[] {"http", "webdav"}) {
+            assertThat(configOf("--upstream", "http://localhost:9000/bkt", "--store-kind", kind).upstreamPathPrefix())
+                    .isEqualTo("/bkt");
+        }
     }
 
     /** The help text is written by hand; it must not drift from the table the values come from. */
@@ -152,7 +170,7 @@ class GatewayOptionsTest {
     @Test
     void anHttpsUpstreamIsReachedOverTlsOnPort443UnlessItGivesAPort() {
         GatewayConfig standard = configOf("--upstream", "https://store");
-        GatewayConfig own = configOf("--upstream", "HTTPS://store:9443/base");
+        GatewayConfig own = configOf("--upstream", "HTTPS://store:9443/base", "--store-kind", "http");
         GatewayConfig plain = configOf("--upstream", "http://store");
 
         assertThat(standard.upstreamTls()).isTrue();

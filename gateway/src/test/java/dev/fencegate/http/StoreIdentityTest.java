@@ -21,6 +21,22 @@ class StoreIdentityTest {
             "s3-path", new S3PathIdentity(DOMAINS),
             "s3-virtual-host", new S3VirtualHostIdentity(DOMAINS));
 
+    /**
+     * A DeleteObjects request names its keys in the bucket its path starts with. Behind a path of
+     * the upstream's, a store that is S3 reads its bucket from the path the gateway sends, which
+     * starts with that path instead: the keys would be deleted in another bucket than the one fenced.
+     */
+    @Test
+    void underHttpADeleteObjectsBehindAnUpstreamPathIsRefused() {
+        StoreIdentity.Identified behindPath = new GenericHttpIdentity("/bkt").identify("POST", "/b?delete", "store", null);
+        assertThat(behindPath).isInstanceOfSatisfying(StoreIdentity.Identified.Refused.class,
+                refused -> assertThat(refused.problem().outcome()).isEqualTo(Outcome.UNFENCEABLE_WRITE));
+        assertThat(new GenericHttpIdentity("/bkt").identify("PUT", "/b/k", "store", null))
+                .isEqualTo(new StoreIdentity.Identified.Resource(new ResourceKey("/b/k")));
+        assertThat(new GenericHttpIdentity().identify("POST", "/b?delete", "store", null))
+                .isInstanceOf(StoreIdentity.Identified.KeysInBody.class);
+    }
+
     /** kind, method, target, Host, resource ("400 tag" for a refusal). */
     static Stream<Arguments> table() {
         return Stream.of(
