@@ -37,6 +37,25 @@ class StoreIdentityTest {
                 .isInstanceOf(StoreIdentity.Identified.KeysInBody.class);
     }
 
+    /**
+     * An address listed as a domain means path-style only: a Host that ends in it is read by
+     * S3Proxy as one bucket, the whole name, and by a store that takes the address as its base
+     * domain as another, what comes before it; it is refused, not fenced as either.
+     */
+    @Test
+    void aHostEndingInAnAddressListedAsADomainIsRefusedNotReadAsABucket() {
+        StoreIdentity byAddress = new S3VirtualHostIdentity(new VirtualHosts(List.of("127.0.0.1", "localhost")));
+        assertThat(byAddress.identify("PUT", "/bkt/k", "127.0.0.1:9000", null))
+                .isEqualTo(new StoreIdentity.Identified.Resource(new ResourceKey("/bkt/k")));
+        for (String host : new String[] {"bkt.127.0.0.1:9000", "bkt.127.0.0.1"}) {
+            assertThat(byAddress.identify("PUT", "/k", host, null)).as(host)
+                    .isInstanceOfSatisfying(StoreIdentity.Identified.Refused.class,
+                            refused -> assertThat(refused.problem().outcome()).isEqualTo(Outcome.AMBIGUOUS_HOST));
+        }
+        assertThat(byAddress.identify("PUT", "/k", "bkt.localhost:9000", null))
+                .isEqualTo(new StoreIdentity.Identified.Resource(new ResourceKey("/bkt/k")));
+    }
+
     /** kind, method, target, Host, resource ("400 tag" for a refusal). */
     static Stream<Arguments> table() {
         return Stream.of(
