@@ -135,7 +135,8 @@ public final class SignCommand implements Callable<Integer> {
      */
     private static ClaimRules claimRules(EffectiveSettings settings) {
         StoreKind kind = StoreKind.parse(settings.text(Setting.STORE_KIND));
-        Limits limits = Limits.defaults().withStoreKind(kind, settings.text(Setting.VIRTUAL_HOST_DOMAINS));
+        Limits limits = Limits.defaults().withStoreKind(kind, settings.text(Setting.VIRTUAL_HOST_DOMAINS))
+                .withTemporaryNames(settings.bool(Setting.ALLOW_TEMPORARY_NAMES));
         Optional<String> upstreamHost = settings.text(Setting.UPSTREAM) == null ? Optional.empty()
                 : Optional.ofNullable(settings.uri(Setting.UPSTREAM).getHost());
         ScopeConfig scopes = new ScopeConfig(settings.text(Setting.SCOPES), ScopeConfig.refuses(settings.text(Setting.UNSCOPED_WRITES)));

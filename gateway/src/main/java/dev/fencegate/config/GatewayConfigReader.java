@@ -3,6 +3,7 @@ package dev.fencegate.config;
 import static dev.fencegate.config.Setting.ACCESS_LOG;
 import static dev.fencegate.config.Setting.ADMIN_LISTEN;
 import static dev.fencegate.config.Setting.ADMIN_TOKEN;
+import static dev.fencegate.config.Setting.ALLOW_TEMPORARY_NAMES;
 import static dev.fencegate.config.Setting.ALLOW_UNSAFE_DURABILITY;
 import static dev.fencegate.config.Setting.CHANGE_FENCE_NAMING;
 import static dev.fencegate.config.Setting.CLIENT_IDLE_TIMEOUT;
@@ -60,7 +61,8 @@ public final class GatewayConfigReader {
                     new Limits(settings.integer(MAX_URI_LENGTH), settings.integer(MAX_HEADER_SIZE),
                             settings.longInteger(MAX_BODY_SIZE), settings.integer(MAX_HEADER_COUNT),
                             settings.integer(MAX_CONNECTIONS), settings.text(TRUSTED_PROXIES), settings.text(VIRTUAL_HOST_DOMAINS),
-                            StoreKind.parse(settings.text(STORE_KIND)), settings.duration(HEAD_TIMEOUT)),
+                            StoreKind.parse(settings.text(STORE_KIND)), settings.duration(HEAD_TIMEOUT),
+                            settings.bool(ALLOW_TEMPORARY_NAMES)),
                     new SafetyConfig(settings.bool(ALLOW_UNSAFE_DURABILITY), settings.bool(REQUIRE_SYNC_STANDBY),
                             settings.integer(REMEMBERED_FENCES), settings.text(TOKEN_KEY_FILE)),
                     ioThreads == 0 ? Runtime.getRuntime().availableProcessors() : ioThreads,

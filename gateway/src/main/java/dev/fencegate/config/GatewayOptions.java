@@ -165,6 +165,12 @@ public final class GatewayOptions {
         flag(Setting.UNSCOPED_WRITES, value);
     }
 
+    @Option(names = "--allow-temporary-names", paramLabel = "BOOL", arity = "0..1", fallbackValue = "true",
+            description = "Under s3-path and s3-virtual-host, let a write name an object <name>-<UUID>, the name S3Proxy's file store writes a PUT in progress to (refused by default: a write there while the PUT is under way becomes that object); set it for a store that keeps no files of its own among the objects, such as AWS S3 or MinIO (env FENCEGATE_ALLOW_TEMPORARY_NAMES; default false).")
+    void allowTemporaryNames(String value) {
+        flag(Setting.ALLOW_TEMPORARY_NAMES, value);
+    }
+
     @Option(names = "--change-fence-naming", paramLabel = "BOOL", arity = "0..1", fallbackValue = "true",
             description = "Let this instance change how the fences are named (--store-kind, --virtual-host-domains, the --upstream path, --scopes) when the naming recorded in the fence database differs: every instance refuses writes until the fences are carried over; also records whether this instance requires signed tokens (--token-key-file) (env FENCEGATE_CHANGE_FENCE_NAMING; default false).")
     void changeFenceNaming(String value) {

@@ -19,9 +19,12 @@ import java.util.regex.Pattern;
  * @param storeKind          how the store names objects, from the path and, for s3-virtual-host, the Host
  * @param headTimeout        longest a request head may take to arrive whole, from its first byte (from accept for the
  *                           first request); then 408 and a close, however steadily the bytes trickle
+ * @param allowTemporaryNames under the S3 kinds, whether a write may name an object {@code <name>-<UUID>}, the name
+ *                           S3Proxy's file store writes a PUT in progress to (refused unless set)
  */
 public record Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySize, int maxHeaderCount, int maxConnections,
-                     String trustedProxies, String virtualHostDomains, StoreKind storeKind, Duration headTimeout) {
+                     String trustedProxies, String virtualHostDomains, StoreKind storeKind, Duration headTimeout,
+                     boolean allowTemporaryNames) {
 
     public static final Duration DEFAULT_HEAD_TIMEOUT = Duration.ofSeconds(10);
     private static final Pattern IPV4 = Pattern.compile("((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\\.){3}"
@@ -56,6 +59,13 @@ public record Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySi
         }
     }
 
+    /** With the names S3Proxy's file store writes PUTs in progress to refused. */
+    public Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySize, int maxHeaderCount, int maxConnections,
+                  String trustedProxies, String virtualHostDomains, StoreKind storeKind, Duration headTimeout) {
+        this(maxInitialLineLength, maxHeaderSize, maxBodySize, maxHeaderCount, maxConnections, trustedProxies,
+                virtualHostDomains, storeKind, headTimeout, false);
+    }
+
     public Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySize, int maxHeaderCount, int maxConnections,
                   String trustedProxies, String virtualHostDomains) {
         this(maxInitialLineLength, maxHeaderSize, maxBodySize, maxHeaderCount, maxConnections, trustedProxies,
@@ -68,7 +78,14 @@ public record Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySi
 
     /** The same limits in front of another kind of store. */
     public Limits withStoreKind(StoreKind kind, String domains) {
-        return new Limits(maxInitialLineLength, maxHeaderSize, maxBodySize, maxHeaderCount, maxConnections, trustedProxies, domains, kind, headTimeout);
+        return new Limits(maxInitialLineLength, maxHeaderSize, maxBodySize, maxHeaderCount, maxConnections, trustedProxies, domains, kind,
+                headTimeout, allowTemporaryNames);
+    }
+
+    /** The same limits, with names S3Proxy's file store writes PUTs in progress to allowed or not. */
+    public Limits withTemporaryNames(boolean allowed) {
+        return new Limits(maxInitialLineLength, maxHeaderSize, maxBodySize, maxHeaderCount, maxConnections, trustedProxies,
+                virtualHostDomains, storeKind, headTimeout, allowed);
     }
 
     /** An address literal, decided without a DNS lookup: a name would trust whatever it resolves to. */

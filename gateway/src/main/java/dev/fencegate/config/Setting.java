@@ -38,6 +38,7 @@ public enum Setting {
     TRUSTED_PROXIES("trusted-proxies", "", false),
     VIRTUAL_HOST_DOMAINS("virtual-host-domains", "localhost", false),
     STORE_KIND("store-kind", "s3-path", false),
+    ALLOW_TEMPORARY_NAMES("allow-temporary-names", "false", false),
     ALLOW_UNSAFE_DURABILITY("allow-unsafe-durability", "false", false),
     REQUIRE_SYNC_STANDBY("require-sync-standby", "false", false),
     REMEMBERED_FENCES("remembered-fences", "100000", false),

@@ -2,9 +2,14 @@ package dev.fencegate.http;
 
 import dev.fencegate.fence.ResourceKey;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /** The pieces the store kinds share: the canonical path, collection paths, S3 object and bucket paths. */
 final class ObjectPaths {
+
+    /** {@code <name>-<UUID>}, the UUID in its canonical form, either case. */
+    private static final Pattern STORE_TEMPORARY = Pattern.compile(
+            ".+-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
 
     private ObjectPaths() {
     }
@@ -52,10 +57,32 @@ final class ObjectPaths {
         return object;
     }
 
-    /** S3 stores resolve {@code obj/} to {@code obj} (S3Proxy) or keep both (AWS): one fence covers both. */
-    static StoreIdentity.Identified s3Object(StoreIdentity.Identified identified) {
+    /**
+     * S3 stores resolve {@code obj/} to {@code obj} (S3Proxy) or keep both (AWS): one fence covers
+     * both. A name an S3 file store keeps for its own workings beside the objects is refused:
+     * S3Proxy's file store writes a PUT's body to {@code <key>-<random UUID>} and renames it onto
+     * the object when the body ends, so a write of that name while a holder's PUT is under way
+     * becomes the holder's object; it keeps multipart parts as {@code .mpus-...} and versions and
+     * keys ending in '/' under {@code .s3proxy-...}. {@code allowTemporaryNames}
+     * ({@code --allow-temporary-names}, for a store with no files of its own among the objects)
+     * lets the first through.
+     */
+    static StoreIdentity.Identified s3Object(StoreIdentity.Identified identified, boolean allowTemporaryNames) {
         if (identified instanceof StoreIdentity.Identified.Resource resource) {
             String path = resource.key().value();
+            String[] segments = path.split("/");
+            for (String segment : segments) {
+                if (segment.startsWith(".mpus-") || segment.startsWith(".s3proxy-")) {
+                    return refused(Outcome.UNFENCEABLE_WRITE, "'" + segment + "' is a name an S3 file store (S3Proxy)"
+                            + " keeps for its own multipart parts and versions: a write there can change another object");
+                }
+            }
+            if (!allowTemporaryNames && segments.length > 0 && STORE_TEMPORARY.matcher(segments[segments.length - 1]).matches()) {
+                return refused(Outcome.UNFENCEABLE_WRITE, "'" + segments[segments.length - 1] + "' ends in '-' and a UUID,"
+                        + " the name an S3 file store (S3Proxy) writes a PUT of the object before it to until its body ends:"
+                        + " a write there can become that object; name the object otherwise (the UUID first, or after a '.'),"
+                        + " or, if the store is not S3Proxy's file store, set --allow-temporary-names");
+            }
             if (path.length() > 1 && path.endsWith("/")) {
                 return new StoreIdentity.Identified.Resource(new ResourceKey(path.substring(0, path.length() - 1)));
             }

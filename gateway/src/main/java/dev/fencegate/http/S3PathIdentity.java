@@ -10,7 +10,12 @@ import java.util.Optional;
  * this kind; such writes are refused, not fenced under a path that lacks the bucket. A store that does virtual hosting, CNAME-style
  * Hosts included, is {@code s3-virtual-host}.
  */
-public record S3PathIdentity(VirtualHosts domains) implements StoreIdentity {
+public record S3PathIdentity(VirtualHosts domains, boolean allowTemporaryNames) implements StoreIdentity {
+
+    /** With the names S3Proxy's file store writes PUTs in progress to refused. */
+    public S3PathIdentity(VirtualHosts domains) {
+        this(domains, false);
+    }
 
     @Override
     public Identified identify(String method, String target, String host, String destination) {
@@ -22,12 +27,12 @@ public record S3PathIdentity(VirtualHosts domains) implements StoreIdentity {
         if (S3Requests.isDeleteObjects(method, target)) {
             return ObjectPaths.deleteObjects(ObjectPaths.canonical(target));
         }
-        return ObjectPaths.s3Object(ObjectPaths.canonical(target));
+        return ObjectPaths.s3Object(ObjectPaths.canonical(target), allowTemporaryNames);
     }
 
     @Override
     public Identified keyInBucket(String bucketPath, String key) {
-        return ObjectPaths.s3Object(ObjectPaths.keyPath(bucketPath, key));
+        return ObjectPaths.s3Object(ObjectPaths.keyPath(bucketPath, key), allowTemporaryNames);
     }
 
     @Override

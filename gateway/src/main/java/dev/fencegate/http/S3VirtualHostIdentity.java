@@ -9,7 +9,12 @@ import dev.fencegate.fence.ResourceKey;
  * path-style name, {@code /bucket/key}, so every addressing of one object meets one fence; a Host
  * stores would read differently is refused. {@code /bucket/key/} is fenced as {@code /bucket/key}.
  */
-public record S3VirtualHostIdentity(VirtualHosts domains) implements StoreIdentity {
+public record S3VirtualHostIdentity(VirtualHosts domains, boolean allowTemporaryNames) implements StoreIdentity {
+
+    /** With the names S3Proxy's file store writes PUTs in progress to refused. */
+    public S3VirtualHostIdentity(VirtualHosts domains) {
+        this(domains, false);
+    }
 
     public S3VirtualHostIdentity {
         if (domains.domains().isEmpty()) {
@@ -30,12 +35,12 @@ public record S3VirtualHostIdentity(VirtualHosts domains) implements StoreIdenti
         if (S3Requests.isDeleteObjects(method, target)) {
             return ObjectPaths.deleteObjects(path);
         }
-        return ObjectPaths.s3Object(path);
+        return ObjectPaths.s3Object(path, allowTemporaryNames);
     }
 
     @Override
     public Identified keyInBucket(String bucketPath, String key) {
-        return ObjectPaths.s3Object(ObjectPaths.keyPath(bucketPath, key));
+        return ObjectPaths.s3Object(ObjectPaths.keyPath(bucketPath, key), allowTemporaryNames);
     }
 
     @Override

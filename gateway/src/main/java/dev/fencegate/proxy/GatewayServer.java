@@ -64,8 +64,8 @@ public final class GatewayServer implements AutoCloseable {
         return switch (limits.storeKind()) {
             case HTTP -> new GenericHttpIdentity(upstreamPath);
             case WEBDAV -> new WebDavIdentity();
-            case S3_PATH -> new S3PathIdentity(upstreamHost.map(domains::and).orElse(domains));
-            case S3_VIRTUAL_HOST -> new S3VirtualHostIdentity(domains);
+            case S3_PATH -> new S3PathIdentity(upstreamHost.map(domains::and).orElse(domains), limits.allowTemporaryNames());
+            case S3_VIRTUAL_HOST -> new S3VirtualHostIdentity(domains, limits.allowTemporaryNames());
         };
     }
 

@@ -100,6 +100,12 @@ class GatewayOptionsTest {
         }
     }
 
+    @Test
+    void temporaryNamesAreRefusedUnlessAllowed() {
+        assertThat(configOf("--upstream", "http://store").limits().allowTemporaryNames()).isFalse();
+        assertThat(configOf("--upstream", "http://store", "--allow-temporary-names").limits().allowTemporaryNames()).isTrue();
+    }
+
     /** The help text is written by hand; it must not drift from the table the values come from. */
     @Test
     void everySettingHasAFlagWhoseHelpNamesItsVariableAndDefault() {

@@ -15,6 +15,7 @@ import java.util.Base64;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import java.net.URI;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -24,6 +25,7 @@ import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -69,6 +71,41 @@ class SideDoorsIT {
     }
 
     /**
+     * S3Proxy's file store writes a PUT's body to {@code <key>-<random UUID>} beside the object and
+     * renames it onto the object when the body ends: a stale write of that name, fenced as an object
+     * of its own, while the holder's PUT is under way would become the holder's object. It is refused,
+     * and the object is the holder's.
+     */
+    @Test
+    void aStaleWriteOfTheNameAPutInProgressIsWrittenToIsRefusedAndTheObjectIsTheHolders() throws Exception {
+        Path folder = store.directory().resolve(BUCKET);
+        Pattern temporary = Pattern.compile("in-progress-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+        try (RawHttp holder = RawHttp.connect(gateway.port())) {
+            holder.send("PUT /" + BUCKET + "/in-progress HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 5\r\n"
+                    + "Content-Length: 12\r\n\r\nholder");
+            String name = Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> temporaryName(folder, temporary), java.util.Objects::nonNull);
+
+            try (RawHttp stale = RawHttp.connect(gateway.port())) {
+                String answer = stale.send("PUT /" + BUCKET + "/" + name + " HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 1\r\n"
+                        + "Content-Length: 5\r\nConnection: close\r\n\r\nstale").readResponse();
+                assertThat(RawHttp.status(answer)).isEqualTo(400);
+                assertThat(answer).contains("unfenceable-write");
+            }
+            holder.send("'s own");
+            assertThat(RawHttp.status(holder.readResponse())).isEqualTo(200);
+        }
+        assertThat(store.object(BUCKET, "in-progress")).contains("holder's own");
+    }
+
+    private static String temporaryName(Path folder, Pattern temporary) throws IOException {
+        try (Stream<Path> files = java.nio.file.Files.list(folder)) {
+            return files.map(file -> file.getFileName().toString()).filter(name -> temporary.matcher(name).matches())
+                    .findFirst().orElse(null);
+        }
+    }
+
+    /**
      * A browser-form upload of {@code data} to {@code key}, signed with a V2 policy, with the
      * given target and Content-Type. With {@code keyAgain}, a second key field follows the file:
      * S3Proxy keeps the last, so the key is known only once the whole body has been read.
@@ -103,8 +140,8 @@ class SideDoorsIT {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("formUploads")
     void aBrowserFormUploadIsRefusedAndTheStoreWritesNothing(String target, String contentType) throws Exception {
-        String key = "victim-" + UUID.randomUUID();
-        String decoy = "decoy-" + UUID.randomUUID();
+        String key = "victim." + UUID.randomUUID();
+        String decoy = "decoy." + UUID.randomUUID();
         String direct;
         try (RawHttp raw = RawHttp.connect(signingStore.port())) {
             direct = raw.send(formUpload("/" + BUCKET, "multipart/form-data; boundary=B", decoy, "current", key)).readResponseWithBody();
@@ -132,8 +169,8 @@ class SideDoorsIT {
      */
     @Test
     void aDeleteObjectsWhoseBodyIsAlsoABrowserFormIsRefusedAndTheFormsKeyKeepsItsData() throws Exception {
-        String key = "victim-" + UUID.randomUUID();
-        String decoy = "decoy-" + UUID.randomUUID();
+        String key = "victim." + UUID.randomUUID();
+        String decoy = "decoy." + UUID.randomUUID();
         String form = formUpload("/" + BUCKET, "multipart/form-data; boundary=B", key, "stale", null);
         String body = "<Delete><Object><Key>" + decoy + "</Key></Object></Delete><?x\r\n" + form.substring(form.indexOf("\r\n\r\n") + 4) + "?>";
         String deleteObjects = "POST /" + BUCKET + "?delete HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 1\r\n"
@@ -162,7 +199,7 @@ class SideDoorsIT {
 
     @Test
     void aMultipartStepFailsClosedWhileUploadOwnersCannotBeRead() throws Exception {
-        String key = "/" + BUCKET + "/parts-" + UUID.randomUUID();
+        String key = "/" + BUCKET + "/parts." + UUID.randomUUID();
         String id;
         try (RawHttp raw = RawHttp.connect(gateway.port())) {
             String created = raw.send("POST " + key + "?uploads HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 4\r\nContent-Length: 0\r\n\r\n")
@@ -243,8 +280,8 @@ class SideDoorsIT {
      */
     @Test
     void aFormEncodedPutOfAnObjectCannotCarryAnotherObjectsUploadId() throws Exception {
-        String victim = "victim-" + UUID.randomUUID();
-        String own = "own-" + UUID.randomUUID();
+        String victim = "victim." + UUID.randomUUID();
+        String own = "own." + UUID.randomUUID();
         String created;
         try (RawHttp raw = RawHttp.connect(gateway.port())) {
             created = raw.send("POST /" + BUCKET + "/" + victim + "?uploads HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 7\r\n"

@@ -56,6 +56,21 @@ class StoreIdentityTest {
                 .isEqualTo(new StoreIdentity.Identified.Resource(new ResourceKey("/bkt/k")));
     }
 
+    /**
+     * {@code --allow-temporary-names}, for a store that keeps no files of its own among the objects:
+     * a key ending in '-' and a UUID is an object of its own; S3Proxy's multipart and version names stay refused.
+     */
+    @Test
+    void underAllowTemporaryNamesAKeyEndingInAUuidIsAnObjectOfItsOwn() {
+        String key = "/b/k-0f8fad5b-d9cb-469f-a165-70867728950e";
+        for (StoreIdentity allowing : List.of(new S3PathIdentity(DOMAINS, true), new S3VirtualHostIdentity(DOMAINS, true))) {
+            assertThat(allowing.identify("PUT", key, "localhost", null)).as(allowing.kind())
+                    .isEqualTo(new StoreIdentity.Identified.Resource(new ResourceKey(key)));
+            assertThat(allowing.identify("PUT", "/b/.mpus-abc-k-1", "localhost", null)).as(allowing.kind())
+                    .isInstanceOf(StoreIdentity.Identified.Refused.class);
+        }
+    }
+
     /** kind, method, target, Host, resource ("400 tag" for a refusal). */
     static Stream<Arguments> table() {
         return Stream.of(
@@ -85,6 +100,14 @@ class StoreIdentityTest {
                 row("webdav", "PUT", "/b/.dav", "store", "/b/.dav"),
                 row("s3-path", "PUT", "/b/date%3D2024/part-0", "localhost:9000", "/b/date=2024/part-0"),
                 row("s3-path", "PUT", "/b/k/", "localhost", "/b/k"),
+                row("s3-path", "PUT", "/b/k-0f8fad5b-d9cb-469f-a165-70867728950e", "localhost", "400 unfenceable-write"),
+                row("s3-path", "DELETE", "/b/d/k-0F8FAD5B-D9CB-469F-A165-70867728950E", "localhost", "400 unfenceable-write"),
+                row("s3-virtual-host", "PUT", "/k-0f8fad5b-d9cb-469f-a165-70867728950e", "b.s3.example", "400 unfenceable-write"),
+                row("s3-path", "PUT", "/b/.mpus-abc-k-1", "localhost", "400 unfenceable-write"),
+                row("s3-path", "PUT", "/b/d/%2Es3proxy-slash", "localhost", "400 unfenceable-write"),
+                row("s3-path", "PUT", "/b/0f8fad5b-d9cb-469f-a165-70867728950e", "localhost", "/b/0f8fad5b-d9cb-469f-a165-70867728950e"),
+                row("s3-path", "PUT", "/b/k.0f8fad5b-d9cb-469f-a165-70867728950e", "localhost", "/b/k.0f8fad5b-d9cb-469f-a165-70867728950e"),
+                row("http", "PUT", "/b/k-0f8fad5b-d9cb-469f-a165-70867728950e", "store", "/b/k-0f8fad5b-d9cb-469f-a165-70867728950e"),
                 row("s3-path", "DELETE", "/b/k/", "127.0.0.1:9000", "/b/k"),
                 row("s3-path", "PUT", "/b/", "localhost", "/b"),
                 row("s3-path", "PUT", "/k", "b.localhost", "400 ambiguous-host"),
