@@ -88,6 +88,17 @@ class DurabilityGuardIT {
         }
     }
 
+    @Test
+    void writesAreRefusedWhenASynchronousStandbyIsRequiredAndThereIsNone() {
+        try (GatewayHarness gateway = GatewayHarness.start(MemoryObjectStore.Options.loopback(), upstream -> GatewayHarness.config(
+                upstream, TestPostgres.config(TestPostgres.newSchema("sync_standby")), Duration.ofSeconds(5), Duration.ofSeconds(5),
+                new SafetyConfig(false, true, 100_000)))) {
+            HttpResponse<String> refused = gateway.put("/d/k", 1, "x");
+            assertThat(refused.statusCode()).isEqualTo(503);
+            assertThat(refused.body()).contains("synchronous standby");
+        }
+    }
+
     /**
      * This server has no standby, which is also what a replicated cluster's new primary looks like
      * before its standbys reattach: told the database is replicated, the gateway refuses writes and
