@@ -50,6 +50,10 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter {
     private ErrorFormat errorFormat = ErrorFormat.PROBLEM_JSON;
     /** A read() asked for and not yet answered by a message. */
     private boolean readWanted;
+    /** A message is being handled: a read() asked for meanwhile waits until it returns ({@link #channelRead}). */
+    private boolean delivering;
+    /** A read() was asked for while a message was being handled, and is still to be passed on. */
+    private boolean readDeferred;
     /** The current request's last body chunk has been read (relayed, held or dropped). */
     private boolean bodyEnded;
 
@@ -75,7 +79,21 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter {
     /** Every read goes through here, so that an unanswered one can be asked for again. */
     void read() {
         readWanted = true;
-        ctx.read();
+        passReadOn();
+    }
+
+    /**
+     * FlowControlHandler hands a message it holds to this handler from inside read(); asked for
+     * while one is being handled, the next would be handled a call deeper, and a body of many
+     * small chunks that arrived in one read would overflow the stack. The outermost delivery
+     * passes it on once the message in hand is done with.
+     */
+    private void passReadOn() {
+        if (delivering) {
+            readDeferred = true;
+        } else {
+            ctx.read();
+        }
     }
 
     /**
@@ -85,13 +103,36 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter {
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
         if (readWanted) {
-            ctx.read();
+            passReadOn();
         }
         ctx.fireChannelReadComplete();
     }
 
+    /**
+     * Handles {@code msg}, then, when this is the outermost delivery, passes on each read asked
+     * for meanwhile: the messages it brings are handled one after another, each in a call
+     * nested one deep, however many are waiting.
+     */
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (delivering) {
+            deliver(msg);
+            return;
+        }
+        delivering = true;
+        try {
+            deliver(msg);
+            while (readDeferred) {
+                readDeferred = false;
+                ctx.read();
+            }
+        } finally {
+            delivering = false;
+            readDeferred = false;
+        }
+    }
+
+    private void deliver(Object msg) {
         readWanted = false;
         if (msg instanceof HttpRequest head) {
             onRequest(head);

@@ -99,6 +99,37 @@ class DeleteObjectsIT {
         assertThat(gateway.fenceRow(bucket + "/0999" + tail)).isEqualTo(6);
     }
 
+    /**
+     * A DeleteObjects body of one-byte chunks, pipelined in one write behind a write the fence is
+     * asked about: its chunks wait decoded, then are collected one after another. Asking for the
+     * next from inside the delivery of the last nested one call per chunk until the stack overflowed.
+     */
+    @Test
+    void aBodyOfOneByteChunksPipelinedInOneWriteIsCollectedFencedAndRelayed() throws Exception {
+        String bucket = "/b" + UUID.randomUUID().toString().substring(0, 8);
+        String[] keys = new String[300];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = String.format("k%04d", i);
+        }
+        String body = delete(keys);
+        assertThat(body.length()).isGreaterThan(9_000);
+        StringBuilder chunks = new StringBuilder();
+        for (char c : body.toCharArray()) {
+            chunks.append("1\r\n").append(c).append("\r\n");
+        }
+        try (RawHttp raw = gateway.rawWithWideReads()) {
+            raw.send("PUT " + bucket + "/first HTTP/1.1\r\nHost: x\r\nFencing-Token: 5\r\nContent-Length: 1\r\n\r\nv"
+                    + "POST " + bucket + "?delete HTTP/1.1\r\nHost: x\r\nFencing-Token: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + chunks + "0\r\n\r\n");
+            assertThat(RawHttp.status(raw.readResponse())).isIn(201, 204);
+            String response = raw.readResponse();
+            assertThat(RawHttp.status(response)).as(response).isIn(200, 201, 204);
+        }
+        assertThat(new String(gateway.store.object(bucket).orElseThrow(), StandardCharsets.UTF_8)).isEqualTo(body);
+        assertThat(gateway.fenceRow(bucket + "/k0000")).isEqualTo(5);
+        assertThat(gateway.fenceRow(bucket + "/k0299")).isEqualTo(5);
+    }
+
     @Test
     void aBodyOverEightMebibytesGets413WhetherDeclaredOrStreamed() throws Exception {
         int before = gateway.store.requestCount();

@@ -340,6 +340,28 @@ class WriteContractIT {
         assertThat(new String(gateway.store.object(path).orElseThrow())).isEqualTo("v");
     }
 
+    /**
+     * Ten thousand one-byte chunks in one write: they are decoded while the fence is asked and
+     * wait, then each is relayed in turn. Asking for the next from inside the delivery of the last
+     * nested one call per chunk until the event loop's stack overflowed, and the write stalled.
+     */
+    @Test
+    void aBodyOfTenThousandOneByteChunksSentInOneWriteIsRelayedWhole() throws Exception {
+        StringBuilder body = new StringBuilder();
+        StringBuilder chunks = new StringBuilder();
+        for (int i = 0; i < 10_000; i++) {
+            char c = (char) ('a' + i % 26);
+            body.append(c);
+            chunks.append("1\r\n").append(c).append("\r\n");
+        }
+        try (RawHttp raw = gateway.rawWithWideReads()) {
+            String response = raw.send("PUT " + path + " HTTP/1.1\r\nHost: x\r\nFencing-Token: 3\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + chunks + "0\r\n\r\n").readResponse();
+            assertThat(RawHttp.status(response)).as(response).isIn(201, 204);
+        }
+        assertThat(new String(gateway.store.object(path).orElseThrow())).isEqualTo(body.toString());
+    }
+
     @Test
     void aRefusedWriteWithABodyOver64KiBClosesTheConnectionUnread() throws Exception {
         gateway.put(path, 4, "v");

@@ -129,6 +129,22 @@ public final class GatewayHarness implements AutoCloseable {
         return RawHttp.connect(gateway.port());
     }
 
+    /**
+     * A connection whose reads take a whole 64 KiB write at once. Netty sizes each read of a
+     * connection by how full the last ones were, starting at 2 KiB: one large body sent first
+     * widens them, so that what a test writes next arrives in a single read.
+     */
+    public RawHttp rawWithWideReads() throws IOException {
+        RawHttp raw = raw();
+        String response = raw.send("PUT /wide-reads/" + java.util.UUID.randomUUID() + " HTTP/1.1\r\nHost: x\r\nFencing-Token: 1\r\n"
+                + "Content-Length: " + (1024 * 1024) + "\r\n\r\n" + "w".repeat(1024 * 1024)).readResponse();
+        if (RawHttp.status(response) != 201) {
+            raw.close();
+            throw new IllegalStateException("the write that widens reads was not applied: " + response);
+        }
+        return raw;
+    }
+
     @Override
     public void close() {
         gateway.close();
