@@ -1,6 +1,7 @@
 package dev.fencegate;
 
 import dev.fencegate.config.EffectiveSettings;
+import dev.fencegate.config.GatewayConfig;
 import dev.fencegate.config.GatewayOptions;
 import dev.fencegate.config.Limits;
 import dev.fencegate.config.SafetyConfig;
@@ -139,6 +140,9 @@ public final class SignCommand implements Callable<Integer> {
                 .withTemporaryNames(settings.bool(Setting.ALLOW_TEMPORARY_NAMES));
         Optional<String> upstreamHost = settings.text(Setting.UPSTREAM) == null ? Optional.empty()
                 : Optional.ofNullable(settings.uri(Setting.UPSTREAM).getHost());
+        if (upstreamHost.isPresent()) {
+            GatewayConfig.requireNoPathForS3(settings.uri(Setting.UPSTREAM), limits);
+        }
         ScopeConfig scopes = new ScopeConfig(settings.text(Setting.SCOPES), ScopeConfig.refuses(settings.text(Setting.UNSCOPED_WRITES)));
         return GatewayServer.claimRules(limits, upstreamHost, scopes, Optional.empty());
     }

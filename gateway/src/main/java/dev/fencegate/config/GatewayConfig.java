@@ -177,7 +177,7 @@ public record GatewayConfig(
      * upstream's, every client's bucket would be a key in that one, and a DeleteObjects request's
      * keys (named in the bucket of the client's path) deleted in another bucket than the one fenced.
      */
-    private static void requireNoPathForS3(URI upstream, Limits limits) {
+    public static void requireNoPathForS3(URI upstream, Limits limits) {
         String path = upstream.getRawPath() == null ? "" : upstream.getRawPath();
         boolean s3 = limits.storeKind() == StoreKind.S3_PATH || limits.storeKind() == StoreKind.S3_VIRTUAL_HOST;
         if (s3 && !path.isEmpty() && !path.equals("/")) {

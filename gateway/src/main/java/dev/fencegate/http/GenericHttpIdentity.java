@@ -9,13 +9,17 @@ import java.util.Optional;
  * than objects, never more). Writes on collection paths are refused, since what the store does
  * with them is unknown.
  *
- * @param upstreamPath the path {@code --upstream} adds in front of every target, empty for none
+ * The store may be S3 after all: names S3Proxy's file store keeps for itself are refused as under
+ * the S3 kinds.
+ *
+ * @param upstreamPath        the path {@code --upstream} adds in front of every target, empty for none
+ * @param allowTemporaryNames {@code --allow-temporary-names}: a key ending in '-' and a UUID is an object of its own
  */
-public record GenericHttpIdentity(String upstreamPath) implements StoreIdentity {
+public record GenericHttpIdentity(String upstreamPath, boolean allowTemporaryNames) implements StoreIdentity {
 
-    /** A store reached at the root of its host. */
+    /** A store reached at the root of its host, with S3Proxy's temporary names refused. */
     public GenericHttpIdentity() {
-        this("");
+        this("", false);
     }
 
     @Override
@@ -30,14 +34,18 @@ public record GenericHttpIdentity(String upstreamPath) implements StoreIdentity 
         if (S3Requests.isDeleteObjects(method, target)) {
             // The store may be S3 after all: its keys are fenced. It may as well take the POST for a
             // write of its path, so that path is fenced too (see deleteObjectsWritesItsPath).
-            return ObjectPaths.deleteObjects(ObjectPaths.fileObject(ObjectPaths.canonical(target), kind()));
+            return ObjectPaths.deleteObjects(object(ObjectPaths.canonical(target)));
         }
-        return ObjectPaths.fileObject(ObjectPaths.canonical(target), kind());
+        return object(ObjectPaths.canonical(target));
     }
 
     @Override
     public Identified keyInBucket(String bucketPath, String key) {
-        return ObjectPaths.fileObject(ObjectPaths.keyPath(bucketPath, key), kind());
+        return object(ObjectPaths.keyPath(bucketPath, key));
+    }
+
+    private Identified object(Identified path) {
+        return ObjectPaths.refuseS3FileStoreNames(ObjectPaths.fileObject(path, kind()), allowTemporaryNames);
     }
 
     /** A store of unknown kind may take {@code POST /x?delete} for a write of {@code /x}, as it takes any other POST. */

@@ -57,22 +57,33 @@ final class ObjectPaths {
         return object;
     }
 
+    /** S3 stores resolve {@code obj/} to {@code obj} (S3Proxy) or keep both (AWS): one fence covers both. */
+    static StoreIdentity.Identified s3Object(StoreIdentity.Identified identified, boolean allowTemporaryNames) {
+        StoreIdentity.Identified object = refuseS3FileStoreNames(identified, allowTemporaryNames);
+        if (object instanceof StoreIdentity.Identified.Resource resource) {
+            String path = resource.key().value();
+            if (path.length() > 1 && path.endsWith("/")) {
+                return new StoreIdentity.Identified.Resource(new ResourceKey(path.substring(0, path.length() - 1)));
+            }
+        }
+        return object;
+    }
+
     /**
-     * S3 stores resolve {@code obj/} to {@code obj} (S3Proxy) or keep both (AWS): one fence covers
-     * both. A name an S3 file store keeps for its own workings beside the objects is refused:
-     * S3Proxy's file store writes a PUT's body to {@code <key>-<random UUID>} and renames it onto
-     * the object when the body ends, so a write of that name while a holder's PUT is under way
-     * becomes the holder's object; it keeps multipart parts as {@code .mpus-...} and versions and
-     * keys ending in '/' under {@code .s3proxy-...}. {@code allowTemporaryNames}
+     * A name an S3 file store keeps for its own workings beside the objects is refused, for the
+     * kinds whose store is or may be S3: S3Proxy's file store writes a PUT's body to
+     * {@code <key>-<random UUID>} and renames it onto the object when the body ends, so a write of
+     * that name while a holder's PUT is under way becomes the holder's object; it keeps multipart
+     * parts as {@code .mpus-...} and versions and keys ending in '/' under {@code .s3proxy-...}
+     * (either case: a file system may not tell cases apart). {@code allowTemporaryNames}
      * ({@code --allow-temporary-names}, for a store with no files of its own among the objects)
      * lets the first through.
      */
-    static StoreIdentity.Identified s3Object(StoreIdentity.Identified identified, boolean allowTemporaryNames) {
+    static StoreIdentity.Identified refuseS3FileStoreNames(StoreIdentity.Identified identified, boolean allowTemporaryNames) {
         if (identified instanceof StoreIdentity.Identified.Resource resource) {
-            String path = resource.key().value();
-            String[] segments = path.split("/");
+            String[] segments = resource.key().value().split("/");
             for (String segment : segments) {
-                if (segment.startsWith(".mpus-") || segment.startsWith(".s3proxy-")) {
+                if (segment.regionMatches(true, 0, ".mpus-", 0, 6) || segment.regionMatches(true, 0, ".s3proxy-", 0, 9)) {
                     return refused(Outcome.UNFENCEABLE_WRITE, "'" + segment + "' is a name an S3 file store (S3Proxy)"
                             + " keeps for its own multipart parts and versions: a write there can change another object");
                 }
@@ -82,9 +93,6 @@ final class ObjectPaths {
                         + " the name an S3 file store (S3Proxy) writes a PUT of the object before it to until its body ends:"
                         + " a write there can become that object; name the object otherwise (the UUID first, or after a '.'),"
                         + " or, if the store is not S3Proxy's file store, set --allow-temporary-names");
-            }
-            if (path.length() > 1 && path.endsWith("/")) {
-                return new StoreIdentity.Identified.Resource(new ResourceKey(path.substring(0, path.length() - 1)));
             }
         }
         return identified;

@@ -1,6 +1,7 @@
 package dev.fencegate.store;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -132,7 +133,8 @@ public final class DurabilityGuard {
      * Run on every new session of the fence pool before it is used. A session whose commits would
      * not wait for the disk ({@code synchronous_commit} off, or {@code local} where standbys must
      * confirm) is set to {@code on}: a role's or database's setting does not get to decide what an
-     * acknowledged fence is. A server with {@code fsync} off cannot be mended from a session: the
+     * acknowledged fence is; any other value is set again by the session, so that a later reload of
+     * the server's settings does not reach it. A server with {@code fsync} off cannot be mended from a session: the
      * session is refused, and so is every write until a check reads the server safe again. Under
      * {@code --allow-unsafe-durability} sessions are left as they start. Blocking: call off the event loops.
      */
@@ -152,10 +154,15 @@ public final class DurabilityGuard {
             adopt(FSYNC_OFF);
             throw new SQLException("writes refused: " + FSYNC_OFF.words(), UNUSABLE_STATE);
         }
-        if (commit.equals("off") || commit.equals("local")) {
-            try (Statement statement = connection.createStatement()) {
-                statement.execute("SET synchronous_commit = on");
-            }
+        boolean raise = commit.equals("off") || commit.equals("local");
+        // Set on the session even when it already waits: a value the session took from the server's
+        // files would follow them on a reload (ALTER SYSTEM ... off, pg_reload_conf()), one set by the
+        // session keeps.
+        try (PreparedStatement pin = connection.prepareStatement("SELECT set_config('synchronous_commit', ?, false)")) {
+            pin.setString(1, raise ? "on" : commit);
+            pin.executeQuery().close();
+        }
+        if (raise) {
             if (!sessionsRaised) {
                 sessionsRaised = true;
                 log.warn("The gateway's database sessions start with synchronous_commit = {} (a setting of the server, its"

@@ -116,6 +116,10 @@ class SignCommandTest {
         assertRefused(Map.of(), "Host names the bucket 'victim'",
                 "--upstream", "http://minio.internal:9000", "--host", "victim.minio.internal", "--resource", "/report.csv");
         assertRefused(Map.of(), "dot segment", "--resource", "/a/../b");
+        // The gateway does not start under these settings: an S3 store would read the path as the bucket.
+        assertRefused(Map.of(), "expected no path under --store-kind s3-path", "--upstream", "http://minio.internal:9000/bkt",
+                "--resource", "/b/k");
+        assertRefused(Map.of(), "S3Proxy", "--resource", "/b/k-0f8fad5b-d9cb-469f-a165-70867728950e");
         assertRefused(Map.of(), "bucket configuration", "--resource", "/bucket?versioning");
         assertRefused(Map.of("FENCEGATE_STORE_KIND", "s3"), "--store-kind: 's3'", "--resource", "/b/k");
         // A job's key spelt as an object (a trailing '/'): the data port refuses that write, under either setting.

@@ -28,10 +28,10 @@ class StoreIdentityTest {
      */
     @Test
     void underHttpADeleteObjectsBehindAnUpstreamPathIsRefused() {
-        StoreIdentity.Identified behindPath = new GenericHttpIdentity("/bkt").identify("POST", "/b?delete", "store", null);
+        StoreIdentity.Identified behindPath = new GenericHttpIdentity("/bkt", false).identify("POST", "/b?delete", "store", null);
         assertThat(behindPath).isInstanceOfSatisfying(StoreIdentity.Identified.Refused.class,
                 refused -> assertThat(refused.problem().outcome()).isEqualTo(Outcome.UNFENCEABLE_WRITE));
-        assertThat(new GenericHttpIdentity("/bkt").identify("PUT", "/b/k", "store", null))
+        assertThat(new GenericHttpIdentity("/bkt", false).identify("PUT", "/b/k", "store", null))
                 .isEqualTo(new StoreIdentity.Identified.Resource(new ResourceKey("/b/k")));
         assertThat(new GenericHttpIdentity().identify("POST", "/b?delete", "store", null))
                 .isInstanceOf(StoreIdentity.Identified.KeysInBody.class);
@@ -63,7 +63,8 @@ class StoreIdentityTest {
     @Test
     void underAllowTemporaryNamesAKeyEndingInAUuidIsAnObjectOfItsOwn() {
         String key = "/b/k-0f8fad5b-d9cb-469f-a165-70867728950e";
-        for (StoreIdentity allowing : List.of(new S3PathIdentity(DOMAINS, true), new S3VirtualHostIdentity(DOMAINS, true))) {
+        for (StoreIdentity allowing : List.of(new S3PathIdentity(DOMAINS, true), new S3VirtualHostIdentity(DOMAINS, true),
+                new GenericHttpIdentity("", true))) {
             assertThat(allowing.identify("PUT", key, "localhost", null)).as(allowing.kind())
                     .isEqualTo(new StoreIdentity.Identified.Resource(new ResourceKey(key)));
             assertThat(allowing.identify("PUT", "/b/.mpus-abc-k-1", "localhost", null)).as(allowing.kind())
@@ -107,7 +108,10 @@ class StoreIdentityTest {
                 row("s3-path", "PUT", "/b/d/%2Es3proxy-slash", "localhost", "400 unfenceable-write"),
                 row("s3-path", "PUT", "/b/0f8fad5b-d9cb-469f-a165-70867728950e", "localhost", "/b/0f8fad5b-d9cb-469f-a165-70867728950e"),
                 row("s3-path", "PUT", "/b/k.0f8fad5b-d9cb-469f-a165-70867728950e", "localhost", "/b/k.0f8fad5b-d9cb-469f-a165-70867728950e"),
-                row("http", "PUT", "/b/k-0f8fad5b-d9cb-469f-a165-70867728950e", "store", "/b/k-0f8fad5b-d9cb-469f-a165-70867728950e"),
+                row("http", "PUT", "/b/k-0f8fad5b-d9cb-469f-a165-70867728950e", "store", "400 unfenceable-write"),
+                row("http", "PUT", "/b/.MPUS-abc-k-1", "store", "400 unfenceable-write"),
+                row("s3-path", "PUT", "/b/.S3Proxy-versions/k", "localhost", "400 unfenceable-write"),
+                row("webdav", "PUT", "/b/k-0f8fad5b-d9cb-469f-a165-70867728950e", "store", "/b/k-0f8fad5b-d9cb-469f-a165-70867728950e"),
                 row("s3-path", "DELETE", "/b/k/", "127.0.0.1:9000", "/b/k"),
                 row("s3-path", "PUT", "/b/", "localhost", "/b"),
                 row("s3-path", "PUT", "/k", "b.localhost", "400 ambiguous-host"),

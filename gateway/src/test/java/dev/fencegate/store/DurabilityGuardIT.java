@@ -45,14 +45,26 @@ class DurabilityGuardIT {
     @Test
     void everyFenceSessionCommitsDurablyWhateverItsRoleSaysUnlessOverridden() throws Exception {
         DatabaseConfig unsafe = asyncCommitRole(TestPostgres.newSchema("durability"));
-        assertThat(sessionCommits(unsafe, false)).as("every session of the pool").containsOnly("on");
-        assertThat(sessionCommits(unsafe, true)).as("every session of the pool, overridden").containsOnly("off");
+        assertThat(sessionCommits(unsafe, false)).as("every session of the pool").containsOnly("on (session)");
+        assertThat(sessionCommits(unsafe, true)).as("every session of the pool, overridden").containsOnly("off (user)");
 
         try (GatewayHarness gateway = GatewayHarness.start(MemoryObjectStore.Options.loopback(), upstream -> GatewayHarness.config(
                 upstream, unsafe, Duration.ofSeconds(5), Duration.ofSeconds(5), SafetyConfig.defaults()))) {
             assertThat(gateway.put("/d/k", 1, "x").statusCode()).isEqualTo(201);
             assertThat(gateway.gateway.ready()).isTrue();
         }
+    }
+
+    /**
+     * A session that starts with {@code synchronous_commit} as the server's settings give it would
+     * follow them on a reload ({@code ALTER SYSTEM SET synchronous_commit = off}, then
+     * {@code pg_reload_conf()}) while it stays open: every session of the fence pool sets its own,
+     * which a reload does not reach, whatever the value it started with.
+     */
+    @Test
+    void everyFenceSessionSetsItsOwnCommitSettingSoNoReloadReachesIt() throws Exception {
+        assertThat(sessionCommits(TestPostgres.config(TestPostgres.newSchema("own_commit")), false))
+                .as("every session of the pool").containsOnly("on (session)");
     }
 
     /**
@@ -312,7 +324,7 @@ class DurabilityGuardIT {
         }
     }
 
-    /** What each session of a fence pool, opened as the gateway opens it, commits with. */
+    /** What each session of a fence pool, opened as the gateway opens it, commits with, and where that value came from. */
     private static List<String> sessionCommits(DatabaseConfig config, boolean allowUnsafe) throws Exception {
         DurabilityGuard durability = new DurabilityGuard(allowUnsafe, false);
         HistoryGuard history = new HistoryGuard(UUID.randomUUID(), allowUnsafe, false);
@@ -326,9 +338,9 @@ class DurabilityGuardIT {
                 List<String> commits = new ArrayList<>();
                 for (Connection session : sessions) {
                     try (Statement statement = session.createStatement();
-                         var row = statement.executeQuery("SHOW synchronous_commit")) {
+                         var row = statement.executeQuery("SELECT setting, source FROM pg_settings WHERE name = 'synchronous_commit'")) {
                         row.next();
-                        commits.add(row.getString(1));
+                        commits.add(row.getString(1) + " (" + row.getString(2) + ")");
                     }
                 }
                 return commits;
