@@ -2,14 +2,12 @@ package dev.fencegate.http;
 
 import dev.fencegate.fence.ResourceKey;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /** The pieces the store kinds share: the canonical path, collection paths, S3 object and bucket paths. */
 final class ObjectPaths {
 
-    /** {@code <name>-<UUID>}, the UUID in its canonical form, either case. */
-    private static final Pattern STORE_TEMPORARY = Pattern.compile(
-            ".+-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
+    /** The length of a UUID in its canonical form, {@code 8-4-4-4-12} hexadecimal digits. */
+    private static final int UUID_LENGTH = 36;
 
     private ObjectPaths() {
     }
@@ -88,7 +86,7 @@ final class ObjectPaths {
                             + " keeps for its own multipart parts and versions: a write there can change another object");
                 }
             }
-            if (!allowTemporaryNames && segments.length > 0 && STORE_TEMPORARY.matcher(segments[segments.length - 1]).matches()) {
+            if (!allowTemporaryNames && segments.length > 0 && isTemporaryName(segments[segments.length - 1])) {
                 return refused(Outcome.UNFENCEABLE_WRITE, "'" + segments[segments.length - 1] + "' ends in '-' and a UUID,"
                         + " the name an S3 file store (S3Proxy) writes a PUT of the object before it to until its body ends:"
                         + " a write there can become that object; name the object otherwise (the UUID first, or after a '.'),"
@@ -96,6 +94,23 @@ final class ObjectPaths {
             }
         }
         return identified;
+    }
+
+    /** {@code <name>-<UUID>}, the UUID in its canonical form, either case (read on every write: no regular expression). */
+    static boolean isTemporaryName(String segment) {
+        int start = segment.length() - UUID_LENGTH;
+        if (start < 2 || segment.charAt(start - 1) != '-') {
+            return false;
+        }
+        for (int i = 0; i < UUID_LENGTH; i++) {
+            char c = segment.charAt(start + i);
+            boolean dash = i == 8 || i == 13 || i == 18 || i == 23;
+            boolean hex = c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F';
+            if (dash ? c != '-' : !hex) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** A DeleteObjects request on a canonical path: it must name exactly a bucket, {@code /bucket} or {@code /bucket/}. */
