@@ -121,7 +121,8 @@ public final class FencingHeaders {
         return c >= 0x21 && c < 0x7F ? "'" + c + "'" : String.format("U+%04X", text.codePointAt(i));
     }
 
-    static String describe(char c) {
+    /** A character as an error names it: itself when visible ASCII, else its code point, {@code U+0001}. */
+    public static String describe(char c) {
         return c >= 0x21 && c < 0x7F ? "'" + c + "'" : String.format("U+%04X", (int) c);
     }
 }

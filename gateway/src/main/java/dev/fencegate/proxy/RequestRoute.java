@@ -5,6 +5,7 @@ import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.fence.WriteClassifier;
 import dev.fencegate.http.ClaimParser;
 import dev.fencegate.http.ClaimRules;
+import dev.fencegate.http.FencingHeaders;
 import dev.fencegate.http.HeaderNames;
 import dev.fencegate.http.Outcome;
 import dev.fencegate.http.Problem;
@@ -131,6 +132,13 @@ sealed interface RequestRoute {
             return new Answer(Problem.of(Outcome.BAD_REQUEST, head.method() + " with '#' in its target is not served: a store"
                     + " may drop what follows it; send a '#' in a key as %23"), false);
         }
+        String unencoded = unencodedInQuery(head.uri());
+        if (unencoded != null) {
+            // The path is checked with the key; a query the store cannot read would be refused by it
+            // only after the fence went up, a change made for a write that never happened.
+            return new Answer(Problem.of(Outcome.BAD_REQUEST, head.method() + " with " + unencoded
+                    + " in its query is not served: percent-encode it"), false);
+        }
         StoreIdentity.Identified identified = claims.identity().identify(head.method().name(), head.uri(),
                 head.headers().get(HttpHeaderNames.HOST), head.headers().get(HeaderNames.DESTINATION));
         if (identified instanceof StoreIdentity.Identified.Refused refused) {
@@ -190,6 +198,21 @@ sealed interface RequestRoute {
     /** A key of one segment, {@code /bucket}: the bucket itself, not an object in it. */
     private static boolean isBucket(ResourceKey key) {
         return key.value().indexOf('/', 1) < 0;
+    }
+
+    /** The first control or non-ASCII character in the target's query, described, or null when there is none. */
+    static String unencodedInQuery(String target) {
+        int query = target.indexOf('?');
+        if (query < 0) {
+            return null;
+        }
+        for (int i = query + 1; i < target.length(); i++) {
+            char c = target.charAt(i);
+            if (c <= 0x20 || c >= 0x7F) {
+                return "character " + FencingHeaders.describe(c) + " at position " + i;
+            }
+        }
+        return null;
     }
 
     private static boolean hasBody(HttpRequest head) {

@@ -254,6 +254,22 @@ class RequestRouteTest {
         assertThat(route(new String[] {"PUT", "/bucket/key%23frag"})).isInstanceOf(RequestRoute.Fenced.class);
     }
 
+    /**
+     * A query the store cannot read (a control character, a raw non-ASCII one) would be refused by
+     * the store only after the fence went up: a fence raised for a write that never happened.
+     */
+    @Test
+    void aWriteWhoseQueryHoldsAnUnencodedCharacterIsRefusedBeforeItsFence() {
+        for (String target : new String[] {"/bucket/key?partNumber=1\u0001&uploadId=u", "/bucket/key?x=\u007f",
+                "/bucket/key?x=caf\u00e9", "/bucket/key?x=\t"}) {
+            assertThat(route(new String[] {"PUT", target})).as(target).isInstanceOfSatisfying(RequestRoute.Answer.class,
+                    answer -> assertThat(answer.problem().outcome()).isEqualTo(Outcome.BAD_REQUEST));
+        }
+        assertThat(route(new String[] {"PUT", "/bucket/key?x=caf%C3%A9&y=%01"})).isInstanceOf(RequestRoute.Fenced.class);
+        assertThat(route(new String[] {"GET", "/bucket/key?x=\u0001"})).as("reads pass through")
+                .isNotInstanceOf(RequestRoute.Answer.class);
+    }
+
     private static RequestRoute route(String[] request) {
         String[] headers = new String[request.length];
         headers[0] = "Fencing-Token";
