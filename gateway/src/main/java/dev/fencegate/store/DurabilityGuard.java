@@ -134,9 +134,10 @@ public final class DurabilityGuard {
      * not wait for the disk ({@code synchronous_commit} off, or {@code local} where standbys must
      * confirm) is set to {@code on}: a role's or database's setting does not get to decide what an
      * acknowledged fence is; any other value is set again by the session, so that a later reload of
-     * the server's settings does not reach it. A server with {@code fsync} off cannot be mended from a session: the
-     * session is refused, and so is every write until a check reads the server safe again. Under
-     * {@code --allow-unsafe-durability} sessions are left as they start. Blocking: call off the event loops.
+     * the server's settings does not reach it. A server with {@code fsync} off cannot be mended from
+     * a session: the session is refused, and so is every write until a check reads the server safe
+     * again. Under {@code --allow-unsafe-durability} sessions are left as they start. Blocking: call
+     * off the event loops.
      */
     public void verifySession(Connection connection) throws SQLException {
         if (allowUnsafe) {
