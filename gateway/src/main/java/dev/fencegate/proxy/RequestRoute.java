@@ -88,6 +88,48 @@ sealed interface RequestRoute {
         return null;
     }
 
+    /**
+     * Query parameters frameworks read as the request's real method (Rails', Laravel's and
+     * Express's {@code _method}, and the override headers' names given as parameters).
+     */
+    List<String> QUERY_OVERRIDES = List.of("_method", "x-http-method-override", "x-http-method", "x-method-override");
+
+    /**
+     * The first query parameter that {@link #QUERY_OVERRIDES overrides} the method, named as a
+     * framework reads it (percent-decoded, either case, split at '&' or ';'), or null.
+     */
+    static String overrideInQuery(String target) {
+        int query = target.indexOf('?');
+        if (query < 0) {
+            return null;
+        }
+        for (String parameter : target.substring(query + 1).split("[&;]")) {
+            int equals = parameter.indexOf('=');
+            String name = decodedName(equals < 0 ? parameter : parameter.substring(0, equals));
+            if (QUERY_OVERRIDES.contains(name)) {
+                return "query parameter '" + name + "'";
+            }
+        }
+        return null;
+    }
+
+    /** A parameter's name with ASCII percent-escapes decoded and '+' read as a space, in lower case. */
+    private static String decodedName(String raw) {
+        StringBuilder name = new StringBuilder(raw.length());
+        for (int i = 0; i < raw.length(); i++) {
+            char c = raw.charAt(i);
+            if (c == '%' && i + 2 < raw.length() && Character.digit(raw.charAt(i + 1), 16) >= 0
+                    && Character.digit(raw.charAt(i + 2), 16) >= 0) {
+                c = (char) Integer.parseInt(raw, i + 1, i + 3, 16);
+                i += 2;
+            } else if (c == '+') {
+                c = ' ';
+            }
+            name.append(Character.toLowerCase(c));
+        }
+        return name.toString();
+    }
+
     static RequestRoute of(HttpRequest head, EdgePolicy policy, ClaimRules claims) {
         if (head.decoderResult().isFailure()) {
             return new Answer(RequestScreen.decoderFailure(head.decoderResult().cause()), true);
@@ -111,6 +153,9 @@ sealed interface RequestRoute {
             return new Answer(Problem.of(Outcome.BODY_ON_DELETE, "DELETE with a body is not served"), true);
         }
         String override = overrideIn(head);
+        if (override == null) {
+            override = overrideInQuery(head.uri());
+        }
         if (override != null) {
             // A store that honours it acts with another method (a read becomes a write nobody
             // fenced) or on another path than the one checked.

@@ -139,6 +139,23 @@ class RequestRouteTest {
         assertThat(route(HttpMethod.GET, "/bucket/key", "Accept", "*/*")).isInstanceOf(RequestRoute.PassThrough.class);
     }
 
+    /**
+     * Frameworks read a {@code _method} parameter as the request's real method (Rails, Laravel,
+     * Express's method override): a store behind one would take a GET for a write nobody fenced.
+     */
+    @Test
+    void aQueryParameterThatOverridesTheMethodIsRefusedOnReadsAndWrites() {
+        for (String target : new String[] {"/bucket/key?_method=DELETE", "/bucket/key?a=1&_METHOD=PUT", "/bucket/key?a=1;_method=PUT",
+                "/bucket/key?%5Fmethod=DELETE", "/bucket/key?X-HTTP-Method-Override=DELETE", "/bucket/key?_method"}) {
+            for (HttpMethod method : new HttpMethod[] {HttpMethod.GET, HttpMethod.HEAD, HttpMethod.POST, HttpMethod.PUT}) {
+                RequestRoute route = route(method, target, "Fencing-Token", "7");
+                assertThat(route).as("%s %s", method, target).isInstanceOfSatisfying(RequestRoute.Answer.class,
+                        answer -> assertThat(answer.problem().outcome()).isEqualTo(Outcome.OVERRIDE_HEADER));
+            }
+        }
+        assertThat(route(HttpMethod.GET, "/bucket/key?method=x&my_method=y&_method_=z")).isInstanceOf(RequestRoute.PassThrough.class);
+    }
+
     @Test
     void aPostToABareBucketOtherThanDeleteObjectsIsRefused() {
         for (String target : new String[] {"/bucket", "/bucket/", "/bucket?x-id=PostObject", "/bucket?uploads"}) {
