@@ -79,15 +79,18 @@ final class ObjectPaths {
      */
     static StoreIdentity.Identified refuseS3FileStoreNames(StoreIdentity.Identified identified, boolean allowTemporaryNames) {
         if (identified instanceof StoreIdentity.Identified.Resource resource) {
-            String[] segments = resource.key().value().split("/");
-            for (String segment : segments) {
-                if (segment.regionMatches(true, 0, ".mpus-", 0, 6) || segment.regionMatches(true, 0, ".s3proxy-", 0, 9)) {
-                    return refused(Outcome.UNFENCEABLE_WRITE, "'" + segment + "' is a name an S3 file store (S3Proxy)"
-                            + " keeps for its own multipart parts and versions: a write there can change another object");
+            // Read in place, segment by segment: no array or substring per write.
+            String path = resource.key().value();
+            for (int start = 0; start < path.length(); start = segmentEnd(path, start) + 1) {
+                if (path.regionMatches(true, start, ".mpus-", 0, 6) || path.regionMatches(true, start, ".s3proxy-", 0, 9)) {
+                    return refused(Outcome.UNFENCEABLE_WRITE, "'" + path.substring(start, segmentEnd(path, start))
+                            + "' is a name an S3 file store (S3Proxy) keeps for its own multipart parts and versions:"
+                            + " a write there can change another object");
                 }
             }
-            if (!allowTemporaryNames && segments.length > 0 && isTemporaryName(segments[segments.length - 1])) {
-                return refused(Outcome.UNFENCEABLE_WRITE, "'" + segments[segments.length - 1] + "' ends in '-' and a UUID,"
+            int last = path.lastIndexOf('/') + 1;
+            if (!allowTemporaryNames && isTemporaryName(path, last)) {
+                return refused(Outcome.UNFENCEABLE_WRITE, "'" + path.substring(last) + "' ends in '-' and a UUID,"
                         + " the name an S3 file store (S3Proxy) writes a PUT of the object before it to until its body ends:"
                         + " a write there can become that object; name the object otherwise (the UUID first, or after a '.'),"
                         + " or, if the store is not S3Proxy's file store, set --allow-temporary-names");
@@ -98,12 +101,17 @@ final class ObjectPaths {
 
     /** {@code <name>-<UUID>}, the UUID in its canonical form, either case (read on every write: no regular expression). */
     static boolean isTemporaryName(String segment) {
-        int start = segment.length() - UUID_LENGTH;
-        if (start < 2 || segment.charAt(start - 1) != '-') {
+        return isTemporaryName(segment, 0);
+    }
+
+    /** Whether the last segment of {@code text}, from {@code from} to its end, is {@link #isTemporaryName(String) such a name}. */
+    private static boolean isTemporaryName(String text, int from) {
+        int start = text.length() - UUID_LENGTH;
+        if (start < from + 2 || text.charAt(start - 1) != '-') {
             return false;
         }
         for (int i = 0; i < UUID_LENGTH; i++) {
-            char c = segment.charAt(start + i);
+            char c = text.charAt(start + i);
             boolean dash = i == 8 || i == 13 || i == 18 || i == 23;
             boolean hex = c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F';
             if (dash ? c != '-' : !hex) {
@@ -111,6 +119,12 @@ final class ObjectPaths {
             }
         }
         return true;
+    }
+
+    /** Where the segment starting at {@code start} ends: the next '/', or the end of {@code path}. */
+    private static int segmentEnd(String path, int start) {
+        int slash = path.indexOf('/', start);
+        return slash < 0 ? path.length() : slash;
     }
 
     /** A DeleteObjects request on a canonical path: it must name exactly a bucket, {@code /bucket} or {@code /bucket/}. */

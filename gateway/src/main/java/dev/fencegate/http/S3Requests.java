@@ -147,14 +147,46 @@ public final class S3Requests {
         return Optional.of(path);
     }
 
+    /**
+     * The name of the first query parameter that is one of {@code names} (lower case), compared
+     * percent-decoded and in either case, the query split at '&' or ';' as web frameworks split it;
+     * null when there is none.
+     */
+    public static String parameterNamed(String target, List<String> names) {
+        int query = target.indexOf('?');
+        if (query < 0) {
+            return null;
+        }
+        for (int start = query + 1; start <= target.length(); ) {
+            int end = start;
+            while (end < target.length() && target.charAt(end) != '&' && target.charAt(end) != ';') {
+                end++;
+            }
+            int equals = target.indexOf('=', start);
+            String encoded = target.substring(start, equals < 0 || equals > end ? end : equals);
+            String decoded = decoded(encoded);
+            String name = (decoded == null ? encoded : decoded).toLowerCase(Locale.ROOT);
+            if (names.contains(name)) {
+                return name;
+            }
+            start = end + 1;
+        }
+        return null;
+    }
+
     private static boolean decodedEquals(String encoded, String expected) {
+        return expected.equals(decoded(encoded));
+    }
+
+    /** {@code encoded} percent-decoded, '+' read as a space; null when an escape is malformed. */
+    private static String decoded(String encoded) {
         if (encoded.indexOf('%') < 0 && encoded.indexOf('+') < 0) {
-            return encoded.equals(expected);
+            return encoded;
         }
         try {
-            return java.net.URLDecoder.decode(encoded, StandardCharsets.UTF_8).equals(expected);
+            return java.net.URLDecoder.decode(encoded, StandardCharsets.UTF_8);
         } catch (IllegalArgumentException e) {
-            return false;
+            return null;
         }
     }
 }

@@ -86,14 +86,14 @@ public record VirtualHosts(List<String> domains) {
         }
         String bucket = name;
         for (String domain : domains) {
-            if (name.endsWith("." + domain) && isAddress(domain)) {
-                // S3Proxy compares the whole Host with its domain, so it reads 'b.127.0.0.1' as bucket
-                // 'b.127.0.0.1'; a store that takes the address as a base domain reads bucket 'b'.
-                return new Addressing.Unclear("Host '" + host + "' ends in the IP address '" + domain + "', under which"
-                        + " stores read different buckets (the whole name, or what comes before the address); an address"
-                        + " in --virtual-host-domains means path-style only");
-            }
             if (name.endsWith("." + domain)) {
+                if (isAddress(domain)) {
+                    // S3Proxy compares the whole Host with its domain, so it reads 'b.127.0.0.1' as bucket
+                    // 'b.127.0.0.1'; a store that takes the address as a base domain reads bucket 'b'.
+                    return new Addressing.Unclear("Host '" + host + "' ends in the IP address '" + domain + "', under which"
+                            + " stores read different buckets (the whole name, or what comes before the address); an"
+                            + " address in --virtual-host-domains means path-style only");
+                }
                 bucket = name.substring(0, name.length() - domain.length() - 1);
             }
         }

@@ -99,35 +99,8 @@ sealed interface RequestRoute {
      * framework reads it (percent-decoded, either case, split at '&' or ';'), or null.
      */
     static String overrideInQuery(String target) {
-        int query = target.indexOf('?');
-        if (query < 0) {
-            return null;
-        }
-        for (String parameter : target.substring(query + 1).split("[&;]")) {
-            int equals = parameter.indexOf('=');
-            String name = decodedName(equals < 0 ? parameter : parameter.substring(0, equals));
-            if (QUERY_OVERRIDES.contains(name)) {
-                return "query parameter '" + name + "'";
-            }
-        }
-        return null;
-    }
-
-    /** A parameter's name with ASCII percent-escapes decoded and '+' read as a space, in lower case. */
-    private static String decodedName(String raw) {
-        StringBuilder name = new StringBuilder(raw.length());
-        for (int i = 0; i < raw.length(); i++) {
-            char c = raw.charAt(i);
-            if (c == '%' && i + 2 < raw.length() && Character.digit(raw.charAt(i + 1), 16) >= 0
-                    && Character.digit(raw.charAt(i + 2), 16) >= 0) {
-                c = (char) Integer.parseInt(raw, i + 1, i + 3, 16);
-                i += 2;
-            } else if (c == '+') {
-                c = ' ';
-            }
-            name.append(Character.toLowerCase(c));
-        }
-        return name.toString();
+        String name = S3Requests.parameterNamed(target, QUERY_OVERRIDES);
+        return name == null ? null : "query parameter '" + name + "'";
     }
 
     static RequestRoute of(HttpRequest head, EdgePolicy policy, ClaimRules claims) {
