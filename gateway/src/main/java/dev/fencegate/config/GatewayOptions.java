@@ -166,7 +166,7 @@ public final class GatewayOptions {
     }
 
     @Option(names = "--allow-temporary-names", paramLabel = "BOOL", arity = "0..1", fallbackValue = "true",
-            description = "Under s3-path and s3-virtual-host, let a write name an object <name>-<UUID>, the name S3Proxy's file store writes a PUT in progress to (refused by default: a write there while the PUT is under way becomes that object); set it for a store that keeps no files of its own among the objects, such as AWS S3 or MinIO (env FENCEGATE_ALLOW_TEMPORARY_NAMES; default false).")
+            description = "Under s3-path, s3-virtual-host and http, let a write name an object <name>-<UUID>, the name S3Proxy's file store writes a PUT in progress to, and under webdav and http one named <name>.<10 digits>, the name nginx's WebDAV store copies a PUT's body to when its client_body_temp_path is on another file system (refused by default: a write there while the PUT is under way becomes that object); set it for a store that keeps no files of its own among the objects, such as AWS S3, MinIO, or nginx with its body files on the file system of its root (env FENCEGATE_ALLOW_TEMPORARY_NAMES; default false).")
     void allowTemporaryNames(String value) {
         flag(Setting.ALLOW_TEMPORARY_NAMES, value);
     }

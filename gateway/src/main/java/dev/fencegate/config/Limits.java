@@ -19,8 +19,9 @@ import java.util.regex.Pattern;
  * @param storeKind          how the store names objects, from the path and, for s3-virtual-host, the Host
  * @param headTimeout        longest a request head may take to arrive whole, from its first byte (from accept for the
  *                           first request); then 408 and a close, however steadily the bytes trickle
- * @param allowTemporaryNames under the S3 kinds, whether a write may name an object {@code <name>-<UUID>}, the name
- *                           S3Proxy's file store writes a PUT in progress to (refused unless set)
+ * @param allowTemporaryNames whether a write may name an object {@code <name>-<UUID>} (S3 kinds and http), the name
+ *                           S3Proxy's file store writes a PUT in progress to, or {@code <name>.<10 digits>} (webdav and
+ *                           http), the name nginx's WebDAV store copies a PUT's body to (refused unless set)
  */
 public record Limits(int maxInitialLineLength, int maxHeaderSize, long maxBodySize, int maxHeaderCount, int maxConnections,
                      String trustedProxies, String virtualHostDomains, StoreKind storeKind, Duration headTimeout,

@@ -13,7 +13,8 @@ import java.util.Optional;
  * the S3 kinds.
  *
  * @param upstreamPath        the path {@code --upstream} adds in front of every target, empty for none
- * @param allowTemporaryNames {@code --allow-temporary-names}: a key ending in '-' and a UUID is an object of its own
+ * @param allowTemporaryNames {@code --allow-temporary-names}: a key ending in '-' and a UUID, or in '.' and ten
+ *                            digits, is an object of its own
  */
 public record GenericHttpIdentity(String upstreamPath, boolean allowTemporaryNames) implements StoreIdentity {
 
@@ -45,7 +46,7 @@ public record GenericHttpIdentity(String upstreamPath, boolean allowTemporaryNam
     }
 
     private Identified object(Identified path) {
-        return ObjectPaths.refuseS3FileStoreNames(ObjectPaths.fileObject(path, kind()), allowTemporaryNames);
+        return ObjectPaths.refuseS3FileStoreNames(ObjectPaths.fileObject(path, kind(), allowTemporaryNames), allowTemporaryNames);
     }
 
     /** A store of unknown kind may take {@code POST /x?delete} for a write of {@code /x}, as it takes any other POST. */

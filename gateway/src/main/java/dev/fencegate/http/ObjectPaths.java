@@ -8,6 +8,8 @@ final class ObjectPaths {
 
     /** The length of a UUID in its canonical form, {@code 8-4-4-4-12} hexadecimal digits. */
     private static final int UUID_LENGTH = 36;
+    /** nginx names a copied body after its object, a '.' and a counter printed as {@code %010uD}: ten digits. */
+    private static final int NGINX_COPY_DIGITS = 10;
 
     private ObjectPaths() {
     }
@@ -39,20 +41,53 @@ final class ObjectPaths {
      * workings beside the objects. Apache mod_dav_fs writes a PUT's body to
      * {@code .davfs.tmpXXXXXX} in the object's folder and renames it onto the object when the body
      * ends, so a write of that name while a holder's PUT is under way becomes the holder's object;
-     * it keeps properties and locks under {@code .DAV}.
+     * it keeps properties and locks under {@code .DAV}. nginx's dav module, when its
+     * {@code client_body_temp_path} is on another file system than its root, copies a PUT's body
+     * to {@code <object>.<10 digits>} beside the object and renames that onto the object, so a
+     * write of that name while the copy runs becomes the holder's object as well;
+     * {@code allowTemporaryNames} ({@code --allow-temporary-names}, for a store whose bodies
+     * never take that way) lets such a name through.
      */
-    static StoreIdentity.Identified fileObject(StoreIdentity.Identified identified, String kind) {
+    static StoreIdentity.Identified fileObject(StoreIdentity.Identified identified, String kind, boolean allowTemporaryNames) {
         StoreIdentity.Identified object = refuseCollection(identified, kind);
         if (object instanceof StoreIdentity.Identified.Resource resource) {
-            for (String segment : resource.key().value().split("/")) {
+            String path = resource.key().value();
+            for (String segment : path.split("/")) {
                 if (segment.startsWith(".davfs.") || segment.equals(".DAV")) {
                     return refused(Outcome.UNFENCEABLE_WRITE, "'" + segment + "' is a name a WebDAV file store (Apache"
                             + " mod_dav_fs) keeps for its own temporary files and properties: a write there can change"
                             + " another object; not served for --store-kind " + kind);
                 }
             }
+            int last = path.lastIndexOf('/') + 1;
+            if (!allowTemporaryNames && isCopyName(path, last)) {
+                return refused(Outcome.UNFENCEABLE_WRITE, "'" + path.substring(last) + "' ends in '.' and ten digits,"
+                        + " the name nginx's WebDAV store copies a PUT of the object before it to when its body was kept on"
+                        + " another file system: a write there can become that object; name the object otherwise, or, if the"
+                        + " store's request bodies are kept on the file system of its objects, set --allow-temporary-names");
+            }
         }
         return object;
+    }
+
+    /** {@code <name>.<10 ASCII digits>}, nginx's name for a body it copies beside the object (read on every write: no regular expression). */
+    static boolean isCopyName(String segment) {
+        return isCopyName(segment, 0);
+    }
+
+    /** Whether the last segment of {@code text}, from {@code from} to its end, is {@link #isCopyName(String) such a name}. */
+    private static boolean isCopyName(String text, int from) {
+        int start = text.length() - NGINX_COPY_DIGITS;
+        if (start < from + 2 || text.charAt(start - 1) != '.') {
+            return false;
+        }
+        for (int i = start; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** S3 stores resolve {@code obj/} to {@code obj} (S3Proxy) or keep both (AWS): one fence covers both. */

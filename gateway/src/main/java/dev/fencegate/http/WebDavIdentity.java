@@ -10,10 +10,17 @@ import java.util.Set;
  * writes on collection paths are refused. A POST is a write of its path, whatever its query: no
  * WebDAV store reads S3's DeleteObjects out of a {@code ?delete} POST. MOVE and COPY also write the object their Destination
  * header names, and MKCOL, PROPPATCH, LOCK and UNLOCK change collections and properties: refused.
+ *
+ * @param allowTemporaryNames {@code --allow-temporary-names}: a name ending in '.' and ten digits is an object of its own
  */
-public record WebDavIdentity() implements StoreIdentity {
+public record WebDavIdentity(boolean allowTemporaryNames) implements StoreIdentity {
 
     private static final Set<String> COLLECTION_AND_COPY_METHODS = Set.of("MOVE", "COPY", "MKCOL", "PROPPATCH", "LOCK", "UNLOCK");
+
+    /** A WebDAV store with nginx's copy names refused. */
+    public WebDavIdentity() {
+        this(false);
+    }
 
     @Override
     public Identified identify(String method, String target, String host, String destination) {
@@ -21,12 +28,12 @@ public record WebDavIdentity() implements StoreIdentity {
             return ObjectPaths.refused(Outcome.METHOD_NOT_ALLOWED, method + " is not served for --store-kind webdav"
                     + (destination == null ? "" : ": it would also write " + destination + ", a second object"));
         }
-        return ObjectPaths.fileObject(ObjectPaths.canonical(target), kind());
+        return ObjectPaths.fileObject(ObjectPaths.canonical(target), kind(), allowTemporaryNames);
     }
 
     @Override
     public Identified keyInBucket(String bucketPath, String key) {
-        return ObjectPaths.fileObject(ObjectPaths.keyPath(bucketPath, key), kind());
+        return ObjectPaths.fileObject(ObjectPaths.keyPath(bucketPath, key), kind(), allowTemporaryNames);
     }
 
     @Override

@@ -63,7 +63,7 @@ public final class GatewayServer implements AutoCloseable {
         VirtualHosts domains = new VirtualHosts(limits.virtualHostDomainList());
         return switch (limits.storeKind()) {
             case HTTP -> new GenericHttpIdentity(upstreamPath, limits.allowTemporaryNames());
-            case WEBDAV -> new WebDavIdentity();
+            case WEBDAV -> new WebDavIdentity(limits.allowTemporaryNames());
             case S3_PATH -> new S3PathIdentity(upstreamHost.map(domains::and).orElse(domains), limits.allowTemporaryNames());
             case S3_VIRTUAL_HOST -> new S3VirtualHostIdentity(domains, limits.allowTemporaryNames());
         };

@@ -11,16 +11,29 @@ import dev.fencegate.testing.GatewayHarness;
 import dev.fencegate.testing.NginxWebDav;
 import dev.fencegate.testing.RawHttp;
 import dev.fencegate.testing.TestPostgres;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Side doors of the {@code webdav} and {@code http} store kinds, tried on real stores: a POST that
  * looks like S3's DeleteObjects to a store that takes it for a write of its path, a PUT of a
- * byte range that a store writes in place, and a Host the store serves another folder under.
+ * byte range that a store writes in place, a Host the store serves another folder under, and the
+ * name a store copies a PUT's body to beside its object.
  */
 class PlainStoreSideDoorsIT {
 
@@ -121,6 +134,70 @@ class PlainStoreSideDoorsIT {
             } finally {
                 gateway.close();
             }
+        }
+    }
+
+    /**
+     * nginx keeps a PUT's body in {@code client_body_temp_path}; on another file system than its
+     * root, it cannot rename the body onto the object, so it copies it to
+     * {@code <object>.<10 digits>} beside the object and renames that. A stale write of that name
+     * while the copy runs (served by nginx's other worker) replaced the file, and nginx's rename
+     * made it the holder's object: the holder got its 2xx and the object held the stale bytes.
+     * Such a name is refused, and the object is the holder's.
+     */
+    @ParameterizedTest(name = "--store-kind {0} behind nginx dav")
+    @EnumSource(value = StoreKind.class, names = {"HTTP", "WEBDAV"})
+    void aStaleWriteOfTheNameNginxCopiesAPutToIsRefusedAndTheObjectIsTheHolders(StoreKind kind) throws Exception {
+        long size = 256L << 20;
+        try (NginxWebDav nginx = NginxWebDav.startCopyingBodies()) {
+            Gateway gateway = Gateway.start(config(URI.create("http://127.0.0.1:" + nginx.port()), kind,
+                    "nginx_copy_" + kind.name().toLowerCase()));
+            try {
+                assertThat(send(gateway.port(), "PUT", "/b/report", 10, "first")).isBetween(200, 299);
+                CompletableFuture<Integer> holder = CompletableFuture.supplyAsync(() -> largePut(gateway.port(), "/b/report", 10, size));
+
+                Path folder = nginx.file("/b");
+                Optional<String> copyName = Optional.empty();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (copyName.isEmpty() && !holder.isDone() && System.nanoTime() < deadline) {
+                    try (Stream<Path> files = Files.list(folder)) {
+                        copyName = files.map(file -> file.getFileName().toString())
+                                .filter(name -> name.matches("report\\.[0-9]{10}")).findFirst();
+                    }
+                }
+                assertThat(copyName).as("nginx copied the body beside the object").isPresent();
+                int stale = send(gateway.port(), "PUT", "/b/" + copyName.get(), 5, "STALE");
+
+                assertThat(holder.get(120, TimeUnit.SECONDS)).as("the holder's PUT").isBetween(200, 299);
+                assertThat(stale).as("the stale write of " + copyName.get()).isEqualTo(400);
+                Path object = nginx.file("/b/report");
+                assertThat(Files.size(object)).as("the object is the holder's").isEqualTo(size);
+                try (InputStream in = Files.newInputStream(object)) {
+                    assertThat(in.readNBytes(5)).isEqualTo("HHHHH".getBytes(StandardCharsets.US_ASCII));
+                }
+            } finally {
+                gateway.close();
+            }
+        }
+    }
+
+    /** A PUT of {@code size} bytes of 'H', streamed; its status. */
+    private static int largePut(int port, String target, long token, long size) {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(120_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(("PUT " + target + " HTTP/1.1\r\nHost: localhost\r\nFencing-Token: " + token + "\r\nContent-Length: " + size
+                    + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            byte[] block = new byte[1 << 20];
+            Arrays.fill(block, (byte) 'H');
+            for (long sent = 0; sent < size; sent += block.length) {
+                out.write(block, 0, (int) Math.min(block.length, size - sent));
+            }
+            out.flush();
+            String status = new String(socket.getInputStream().readNBytes(12), StandardCharsets.ISO_8859_1);
+            return Integer.parseInt(status.substring(9, 12));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

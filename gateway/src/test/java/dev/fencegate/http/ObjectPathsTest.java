@@ -24,4 +24,20 @@ class ObjectPathsTest {
     void aTemporaryNameIsANameADashAndAUuidInItsCanonicalForm(String segment, boolean temporary) {
         assertThat(ObjectPaths.isTemporaryName(segment)).isEqualTo(temporary);
     }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource({
+            "report.0000000008, true",
+            "r.csv.4294967295, true",
+            "a..0000000000, true",
+            ".0000000008, false",
+            "0000000008, false",
+            "report.000000008, false",
+            "report.00000000081, false",
+            "report-0000000008, false",
+            "report.000000000x, false",
+            "report.\u0660000000008, false"})
+    void nginxsCopyNameIsANameADotAndTenAsciiDigits(String segment, boolean copy) {
+        assertThat(ObjectPaths.isCopyName(segment)).isEqualTo(copy);
+    }
 }

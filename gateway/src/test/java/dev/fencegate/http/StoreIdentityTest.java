@@ -70,6 +70,12 @@ class StoreIdentityTest {
             assertThat(allowing.identify("PUT", "/b/.mpus-abc-k-1", "localhost", null)).as(allowing.kind())
                     .isInstanceOf(StoreIdentity.Identified.Refused.class);
         }
+        for (StoreIdentity allowing : List.of(new WebDavIdentity(true), new GenericHttpIdentity("", true))) {
+            assertThat(allowing.identify("PUT", "/b/report.0000000008", "localhost", null)).as(allowing.kind())
+                    .isEqualTo(new StoreIdentity.Identified.Resource(new ResourceKey("/b/report.0000000008")));
+            assertThat(allowing.identify("PUT", "/b/.davfs.tmpAb12Cd", "localhost", null)).as(allowing.kind())
+                    .isInstanceOf(StoreIdentity.Identified.Refused.class);
+        }
     }
 
     /** kind, method, target, Host, resource ("400 tag" for a refusal). */
@@ -98,6 +104,13 @@ class StoreIdentityTest {
                 row("webdav", "PUT", "/b/.DAV/props", "store", "400 unfenceable-write"),
                 row("http", "PUT", "/b/.davfs.tmpAb12Cd", "store", "400 unfenceable-write"),
                 row("webdav", "PUT", "/b/.davfs", "store", "/b/.davfs"),
+                row("webdav", "PUT", "/b/report.0000000008", "store", "400 unfenceable-write"),
+                row("http", "DELETE", "/b/d/r.csv.4294967295", "store", "400 unfenceable-write"),
+                row("webdav", "PUT", "/b/report.000000008", "store", "/b/report.000000008"),
+                row("webdav", "PUT", "/b/report.00000000081", "store", "/b/report.00000000081"),
+                row("webdav", "PUT", "/b/0000000008", "store", "/b/0000000008"),
+                row("webdav", "PUT", "/b/.0000000008", "store", "/b/.0000000008"),
+                row("s3-path", "PUT", "/b/report.0000000008", "localhost", "/b/report.0000000008"),
                 row("webdav", "PUT", "/b/.dav", "store", "/b/.dav"),
                 row("s3-path", "PUT", "/b/date%3D2024/part-0", "localhost:9000", "/b/date=2024/part-0"),
                 row("s3-path", "PUT", "/b/k/", "localhost", "/b/k"),

@@ -76,6 +76,11 @@ final class WebDavProcess implements AutoCloseable {
         return port;
     }
 
+    /** The file the store keeps the object {@code path} ({@code /b/k}) in. */
+    Path file(String path) {
+        return directory.resolve("root").resolve(path.substring(1));
+    }
+
     /** Every file the store holds, by its path under the root ({@code /b/k}), with its content. */
     Map<String, String> objects() {
         Path root = directory.resolve("root");
@@ -103,6 +108,11 @@ final class WebDavProcess implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         children.forEach(ProcessHandle::destroyForcibly);
+        delete(directory);
+    }
+
+    /** Deletes {@code directory} and everything in it, as far as it can. */
+    static void delete(Path directory) {
         try (Stream<Path> files = Files.walk(directory)) {
             files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
         } catch (IOException e) {

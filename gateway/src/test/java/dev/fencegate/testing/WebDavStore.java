@@ -20,6 +20,11 @@ public abstract class WebDavStore implements AutoCloseable {
         return server.objects();
     }
 
+    /** The file the store keeps the object {@code path} ({@code /b/k}) in. */
+    public java.nio.file.Path file(String path) {
+        return server.file(path);
+    }
+
     @Override
     public void close() {
         server.close();
