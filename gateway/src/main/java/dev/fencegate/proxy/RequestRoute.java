@@ -6,6 +6,7 @@ import dev.fencegate.fence.WriteClassifier;
 import dev.fencegate.http.ClaimParser;
 import dev.fencegate.http.ClaimRules;
 import dev.fencegate.http.FencingHeaders;
+import dev.fencegate.http.GenericHttpIdentity;
 import dev.fencegate.http.HeaderNames;
 import dev.fencegate.http.Outcome;
 import dev.fencegate.http.Problem;
@@ -190,10 +191,18 @@ sealed interface RequestRoute {
                 return new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, unfenceable.get()), false);
             }
         }
-        // Multipart uploads are S3's; to another store, uploads and uploadId are a query like any other.
-        UploadIds.Role upload = isS3(claims.identity()) ? UploadIds.of(head.method().name(), head.uri()) : new UploadIds.Role.None();
+        // Multipart uploads are S3's; to a WebDAV store, uploads and uploadId are a query like any other.
+        boolean mayBeS3 = isS3(claims.identity()) || claims.identity() instanceof GenericHttpIdentity;
+        UploadIds.Role upload = mayBeS3 ? UploadIds.of(head.method().name(), head.uri()) : new UploadIds.Role.None();
         if (upload instanceof UploadIds.Role.Refused refused) {
             return new Answer(Problem.of(Outcome.BAD_REQUEST, refused.detail()), false);
+        }
+        if (!isS3(claims.identity()) && !(upload instanceof UploadIds.Role.None)) {
+            // A store of unknown kind may be S3, which finds an upload by its id alone, whatever key
+            // the request names: a step of another object's upload, fenced as this one, would change it.
+            return new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, "a multipart upload request ('uploads' or 'uploadId')"
+                    + " is not served for --store-kind http: an S3 store finds an upload by its id alone, whatever object"
+                    + " the path names; use --store-kind s3-path or s3-virtual-host, which tie each upload to its object"), false);
         }
         ClaimParser.ClaimParse parsed = claims.parse(object, head.headers().getAll(HeaderNames.FENCING_TOKEN),
                 head.headers().getAll(HeaderNames.FENCING_HOLDER), head.headers().getAll(HeaderNames.FENCING_TOKEN_SIGNATURE));

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencegate.Gateway;
 import dev.fencegate.config.DatabaseConfig;
+import dev.fencegate.config.GatewayConfig;
+import dev.fencegate.config.StoreKind;
 import dev.fencegate.s3.S3Store;
 import dev.fencegate.testing.GatewayHarness;
 import dev.fencegate.testing.NoNettyLeaks;
@@ -221,6 +223,41 @@ class SideDoorsIT {
         }
         try (RawHttp raw = RawHttp.connect(gateway.port())) {
             assertThat(RawHttp.status(raw.send(part).readResponse())).isEqualTo(200);
+        }
+    }
+
+    /**
+     * Under {@code http} the store may be S3 after all, and S3Proxy finds an upload by its id
+     * alone, whatever key the request names: an abort of the holder's upload sent as a write of
+     * another key, a new resource any token passes, ended the holder's upload. A multipart request
+     * is refused under {@code http}, and the upload is still there.
+     */
+    @Test
+    void underHttpAStaleAbortOfAnotherObjectsUploadIsRefusedAndTheUploadLives() throws Exception {
+        String key = "/" + BUCKET + "/upload." + UUID.randomUUID();
+        String id;
+        try (RawHttp direct = RawHttp.connect(store.port())) {
+            String created = direct.send("POST " + key + "?uploads HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n")
+                    .readResponseWithBody();
+            Matcher matcher = Pattern.compile("<UploadId>([^<]+)</UploadId>").matcher(created);
+            assertThat(matcher.find()).as(created).isTrue();
+            id = matcher.group(1);
+        }
+        GatewayConfig base = GatewayHarness.config(URI.create("http://127.0.0.1:" + store.port()),
+                TestPostgres.config(TestPostgres.newSchema(SideDoorsIT.class.getSimpleName() + "_http")), Duration.ofSeconds(10));
+        try (Gateway plain = Gateway.start(new GatewayConfig(base.listen(), base.adminListen(), base.upstream(), base.database(),
+                base.upstreamConnectTimeout(), base.upstreamTimeout(), base.clientIdleTimeout(),
+                base.limits().withStoreKind(StoreKind.HTTP, "localhost"), base.safety(), base.ioThreads()))) {
+            try (RawHttp stale = RawHttp.connect(plain.port())) {
+                String answer = stale.send("DELETE /" + BUCKET + "/other." + UUID.randomUUID() + "?uploadId=" + id
+                        + " HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 1\r\nConnection: close\r\n\r\n").readResponse();
+                assertThat(RawHttp.status(answer)).as(answer).isEqualTo(400);
+                assertThat(answer).contains("urn:fencegate:problem:unfenceable-write");
+            }
+        }
+        try (RawHttp direct = RawHttp.connect(store.port())) {
+            assertThat(RawHttp.status(direct.send("GET " + key + "?uploadId=" + id + " HTTP/1.1\r\nHost: localhost\r\n"
+                    + "Connection: close\r\n\r\n").readResponseWithBody())).as("ListParts of the holder's upload").isEqualTo(200);
         }
     }
 

@@ -328,22 +328,43 @@ class RequestRouteTest {
     }
 
     /**
-     * Multipart uploads are S3's: to a WebDAV or other HTTP store, {@code uploads} and
-     * {@code uploadId} are a query like any other, so the write is fenced as its path and its
-     * answer passed on, not read for an upload id the store never makes.
+     * Multipart uploads are S3's: to a WebDAV store, {@code uploads} and {@code uploadId} are a
+     * query like any other, so the write is fenced as its path and its answer passed on, not read
+     * for an upload id the store never makes.
      */
     @Test
-    void anUploadQueryToAStoreOtherThanS3IsAPlainWriteOfItsPath() {
+    void anUploadQueryToAWebDavStoreIsAPlainWriteOfItsPath() {
         FenceClaim claim = new FenceClaim(new ResourceKey("/data/report"), new FencingToken(3), Optional.empty());
-        for (ClaimRules plain : List.of(new ClaimRules(new GenericHttpIdentity(), ResourceScopes.perObject(), Optional.empty()),
-                new ClaimRules(new WebDavIdentity(), ResourceScopes.perObject(), Optional.empty()))) {
-            for (String[] request : new String[][] {{"POST", "/data/report?uploads"}, {"PUT", "/data/report?uploadId=abc"},
-                    {"PUT", "/data/report?uploadId=a&uploadId=b"}}) {
-                HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(request[0]), request[1]);
-                head.headers().set("Host", "store.internal").set("Fencing-Token", "3");
-                assertThat(RequestRoute.of(head, POLICY, plain)).as("%s %s", request[0], request[1])
-                        .isEqualTo(new RequestRoute.Fenced(claim));
-            }
+        ClaimRules webdav = new ClaimRules(new WebDavIdentity(), ResourceScopes.perObject(), Optional.empty());
+        for (String[] request : new String[][] {{"POST", "/data/report?uploads"}, {"PUT", "/data/report?uploadId=abc"},
+                {"PUT", "/data/report?uploadId=a&uploadId=b"}}) {
+            HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(request[0]), request[1]);
+            head.headers().set("Host", "store.internal").set("Fencing-Token", "3");
+            assertThat(RequestRoute.of(head, POLICY, webdav)).as("%s %s", request[0], request[1])
+                    .isEqualTo(new RequestRoute.Fenced(claim));
         }
+    }
+
+    /**
+     * A store of unknown kind may be S3, which finds an upload by its id alone: a step of another
+     * object's upload, fenced as the object its path names, would change that upload. Under
+     * {@code http} a multipart request, in any spelling, is refused; a parameter that only starts
+     * alike is a query like any other.
+     */
+    @Test
+    void underHttpAMultipartUploadRequestIsRefused() {
+        ClaimRules http = new ClaimRules(new GenericHttpIdentity(), ResourceScopes.perObject(), Optional.empty());
+        for (String[] request : new String[][] {{"POST", "/data/report?uploads"}, {"DELETE", "/data/report?uploadId=abc"},
+                {"PUT", "/data/report?partNumber=1&UPLOADID=abc"}, {"POST", "/data/report?%75ploadId=abc"}}) {
+            HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(request[0]), request[1]);
+            head.headers().set("Host", "store.internal").set("Fencing-Token", "3");
+            assertThat(RequestRoute.of(head, POLICY, http)).as("%s %s", request[0], request[1])
+                    .isInstanceOfSatisfying(RequestRoute.Answer.class,
+                            answer -> assertThat(answer.problem().outcome()).isEqualTo(Outcome.UNFENCEABLE_WRITE));
+        }
+        HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT, "/data/report?uploadIdx=1&upload=2");
+        head.headers().set("Host", "store.internal").set("Fencing-Token", "3");
+        assertThat(RequestRoute.of(head, POLICY, http)).isEqualTo(new RequestRoute.Fenced(
+                new FenceClaim(new ResourceKey("/data/report"), new FencingToken(3), Optional.empty())));
     }
 }
