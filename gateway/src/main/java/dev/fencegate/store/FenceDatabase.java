@@ -86,7 +86,11 @@ public final class FenceDatabase implements AutoCloseable {
         // The socket timeout catches a server that stopped answering mid-statement.
         hikari.addDataSourceProperty("socketTimeout", Long.toString(bound.toSeconds() + 5));
         long ms = bound.toMillis();
-        // fencegate.gateway marks our sessions: the fence table announces only raises made by others.
+        // fencegate.gateway, set to the fence database's own mark, marks our sessions: the fence
+        // table announces only raises made by others (V15). Before that migration has run there is
+        // no mark, and a session stays unmarked, which costs only notices; migrate() then has the
+        // pool replace its sessions.
+        hikari.setConnectionInitSql(markSession(config.schema()));
         // Generic plans: a batch statement's custom plan cost more to make than to run. No
         // sequential scans: every lookup here is by key, and fence_inflight churns (a row in and
         // out per new object), so between vacuums its statistics can show a few live rows beside a
@@ -94,7 +98,7 @@ public final class FenceDatabase implements AutoCloseable {
         // statistics missing or stale, the batch statement's generic plan can be costed above
         // jit_above_cost, and it would then be compiled again on every run (36 ms against 0.3 ms).
         hikari.addDataSourceProperty("options", "-c lock_timeout=" + ms + " -c statement_timeout=" + (ms + 1_000)
-                + " -c idle_in_transaction_session_timeout=" + (ms + 5_000) + " -c fencegate.gateway=on"
+                + " -c idle_in_transaction_session_timeout=" + (ms + 5_000)
                 + " -c plan_cache_mode=force_generic_plan -c enable_seqscan=off -c jit=off"
                 + (namingKey.isEmpty() ? "" : " -c fencegate.naming=" + namingKey)
                 + (tokens.isEmpty() ? "" : " -c fencegate.tokens=" + tokens));
@@ -121,8 +125,7 @@ public final class FenceDatabase implements AutoCloseable {
         migrations.setMinimumIdle(0);
         migrations.setConnectionTimeout(Math.max(250, lockTimeoutMillis));
         migrations.addDataSourceProperty("socketTimeout", "0");
-        migrations.addDataSourceProperty("options", "-c lock_timeout=" + lockTimeoutMillis + " -c statement_timeout=0"
-                + " -c fencegate.gateway=on");
+        migrations.addDataSourceProperty("options", "-c lock_timeout=" + lockTimeoutMillis + " -c statement_timeout=0");
         return migrations;
     }
 
@@ -139,9 +142,25 @@ public final class FenceDatabase implements AutoCloseable {
     }
 
     public MigrateResult migrate() {
+        MigrateResult result;
         try (HikariDataSource connections = new HikariDataSource(migrations)) {
-            return migrate(connections);
+            result = migrate(connections);
         }
+        if (result.migrationsExecuted > 0) {
+            // Sessions opened before the gateway mark existed are unmarked: replace them as they come back.
+            dataSource.getHikariPoolMXBean().softEvictConnections();
+        }
+        return result;
+    }
+
+    /**
+     * The statement each new session runs first: it sets {@code fencegate.gateway} to the mark
+     * the migration chose for this fence database, which only gateways read and set. Without the
+     * table (not yet migrated) the session stays unmarked.
+     */
+    static String markSession(String schema) {
+        return "DO $mark$ BEGIN PERFORM set_config('fencegate.gateway', mark, false) FROM " + schema + ".gateway_mark;"
+                + " EXCEPTION WHEN undefined_table THEN NULL; END $mark$";
     }
 
     private MigrateResult migrate(DataSource connections) {

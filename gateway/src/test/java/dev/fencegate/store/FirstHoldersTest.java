@@ -62,7 +62,7 @@ class FirstHoldersTest {
             other.setAutoCommit(false);
             try (Statement naming = other.createStatement()) {
                 naming.execute("SET search_path = " + schema);
-                naming.execute("SET fencegate.gateway = 'on'");
+                naming.execute("SELECT set_config('fencegate.gateway', mark, false) FROM gateway_mark");
                 naming.executeUpdate("UPDATE fence SET holder = 'x', updated_at = now() WHERE resource = '" + unnamed.value()
                         + "' AND holder IS NULL");
             }

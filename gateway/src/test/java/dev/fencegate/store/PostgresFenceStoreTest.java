@@ -148,7 +148,7 @@ class PostgresFenceStoreTest extends FenceStoreContract {
             try {
                 assertThat(triggerFunctionCalls(outside)).as("the same writes made outside the gateway").isEqualTo(3);
             } finally {
-                outside.createStatement().execute("SET fencegate.gateway = on");
+                markAsGateway(outside);
             }
         }
         // A session that names its naming has it checked once per statement that registers, not per row.
@@ -168,6 +168,59 @@ class PostgresFenceStoreTest extends FenceStoreContract {
                 named.setAutoCommit(true);
             }
         }
+    }
+
+    /**
+     * The gateways' sessions were told apart by {@code fencegate.gateway = 'on'}, which any session
+     * can set: a raise by hand from such a session went unannounced, and an instance holding the
+     * old fence went on admitting below the new one from memory. The mark is the fence database's
+     * own now, which only gateways read and set: {@code 'on'} marks nothing, and the raise is
+     * announced, as is a registration deleted by hand from such a session.
+     */
+    @Test
+    void aRaiseByHandFromASessionThatCallsItselfAGatewayIsAnnounced() throws Exception {
+        ResourceKey key = recorded(5);
+        try (Connection listener = database.dataSource().getConnection(); Connection hand = database.dataSource().getConnection()) {
+            listener.createStatement().execute("LISTEN fencegate_inflight");
+            try {
+                hand.createStatement().execute("SET fencegate.gateway = 'on'");
+                try (PreparedStatement raise = hand.prepareStatement("UPDATE fence SET token = 9, holder = NULL WHERE resource = ?")) {
+                    raise.setString(1, key.value());
+                    assertThat(raise.executeUpdate()).isEqualTo(1);
+                }
+                assertThat(heard(listener)).as("notices after the raise by hand").contains(key.value());
+
+                try (PreparedStatement register = hand.prepareStatement(
+                        "INSERT INTO fence_inflight VALUES (?, gen_random_uuid(), 9, now() + interval '1 minute', 1)")) {
+                    register.setString(1, key.value());
+                    register.executeUpdate();
+                }
+                heard(listener);
+                try (PreparedStatement delete = hand.prepareStatement("DELETE FROM fence_inflight WHERE resource = ?")) {
+                    delete.setString(1, key.value());
+                    assertThat(delete.executeUpdate()).isEqualTo(1);
+                }
+                assertThat(heard(listener)).as("notices after a registration deleted by hand").contains(key.value());
+            } finally {
+                markAsGateway(hand);
+                listener.createStatement().execute("UNLISTEN *");
+            }
+        }
+    }
+
+    /** The resources the notices this session has received, within a second, name. */
+    private static List<String> heard(Connection listener) throws SQLException {
+        List<String> resources = new ArrayList<>();
+        PGNotification[] notices = listener.unwrap(PGConnection.class).getNotifications(1_000);
+        for (PGNotification notice : notices == null ? new PGNotification[0] : notices) {
+            resources.add(notice.getParameter());
+        }
+        return resources;
+    }
+
+    /** Gives a pooled session the gateway's mark back, as the pool's sessions start. */
+    private static void markAsGateway(Connection session) throws SQLException {
+        session.createStatement().execute("SELECT set_config('fencegate.gateway', mark, false) FROM gateway_mark");
     }
 
     /** Calls of the fence tables' trigger functions this session has made and not yet reported. */
