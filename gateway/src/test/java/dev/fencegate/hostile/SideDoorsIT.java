@@ -202,15 +202,7 @@ class SideDoorsIT {
     @Test
     void aMultipartStepFailsClosedWhileUploadOwnersCannotBeRead() throws Exception {
         String key = "/" + BUCKET + "/parts." + UUID.randomUUID();
-        String id;
-        try (RawHttp raw = RawHttp.connect(gateway.port())) {
-            String created = raw.send("POST " + key + "?uploads HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 4\r\nContent-Length: 0\r\n\r\n")
-                    .readResponseWithBody();
-            assertThat(RawHttp.status(created)).isEqualTo(200);
-            Matcher matcher = Pattern.compile("<UploadId>([^<]+)</UploadId>").matcher(created);
-            assertThat(matcher.find()).as(created).isTrue();
-            id = matcher.group(1);
-        }
+        String id = createUpload(gateway.port(), key, "Fencing-Token: 4\r\n");
         String part = "PUT " + key + "?partNumber=1&uploadId=" + id + " HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 4\r\n"
                 + "Content-Length: 4\r\n\r\npart";
         sql("ALTER TABLE " + database.schema() + ".multipart_upload RENAME TO multipart_upload_away");
@@ -235,14 +227,7 @@ class SideDoorsIT {
     @Test
     void underHttpAStaleAbortOfAnotherObjectsUploadIsRefusedAndTheUploadLives() throws Exception {
         String key = "/" + BUCKET + "/upload." + UUID.randomUUID();
-        String id;
-        try (RawHttp direct = RawHttp.connect(store.port())) {
-            String created = direct.send("POST " + key + "?uploads HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n")
-                    .readResponseWithBody();
-            Matcher matcher = Pattern.compile("<UploadId>([^<]+)</UploadId>").matcher(created);
-            assertThat(matcher.find()).as(created).isTrue();
-            id = matcher.group(1);
-        }
+        String id = createUpload(store.port(), key, "");
         GatewayConfig base = GatewayHarness.config(URI.create("http://127.0.0.1:" + store.port()),
                 TestPostgres.config(TestPostgres.newSchema(SideDoorsIT.class.getSimpleName() + "_http")), Duration.ofSeconds(10));
         try (Gateway plain = Gateway.start(new GatewayConfig(base.listen(), base.adminListen(), base.upstream(), base.database(),
@@ -359,6 +344,18 @@ class SideDoorsIT {
         try (RawHttp raw = RawHttp.connect(gateway.port())) {
             return RawHttp.status(raw.send("PUT " + target + " HTTP/1.1\r\nHost: localhost\r\nFencing-Token: " + token
                     + "\r\nContent-Length: " + body.length() + "\r\n\r\n" + body).readResponse());
+        }
+    }
+
+    /** CreateMultipartUpload of {@code key} through {@code port} (the gateway's, or the store's own), with {@code headers}; the upload id. */
+    private static String createUpload(int port, String key, String headers) throws IOException {
+        try (RawHttp raw = RawHttp.connect(port)) {
+            String created = raw.send("POST " + key + "?uploads HTTP/1.1\r\nHost: localhost\r\n" + headers + "Content-Length: 0\r\n\r\n")
+                    .readResponseWithBody();
+            assertThat(RawHttp.status(created)).as(created).isEqualTo(200);
+            Matcher matcher = Pattern.compile("<UploadId>([^<]+)</UploadId>").matcher(created);
+            assertThat(matcher.find()).as(created).isTrue();
+            return matcher.group(1);
         }
     }
 
