@@ -88,8 +88,8 @@ public final class FenceDatabase implements AutoCloseable {
         long ms = bound.toMillis();
         // fencegate.gateway, set to the fence database's own mark, marks our sessions: the fence
         // table announces only raises made by others (V15). Before that migration has run there is
-        // no mark, and a session stays unmarked, which costs only notices; migrate() then has the
-        // pool replace its sessions.
+        // no mark, and a session stays unmarked, which costs only notices; migrate(), called once
+        // per start before the first write, then has the pool replace its sessions.
         hikari.setConnectionInitSql(markSession(config.schema()));
         // Generic plans: a batch statement's custom plan cost more to make than to run. No
         // sequential scans: every lookup here is by key, and fence_inflight churns (a row in and
@@ -146,10 +146,9 @@ public final class FenceDatabase implements AutoCloseable {
         try (HikariDataSource connections = new HikariDataSource(migrations)) {
             result = migrate(connections);
         }
-        if (result.migrationsExecuted > 0) {
-            // Sessions opened before the gateway mark existed are unmarked: replace them as they come back.
-            dataSource.getHikariPoolMXBean().softEvictConnections();
-        }
+        // Sessions opened before the gateway mark existed (made by this migration or another
+        // instance's under way) are unmarked: replace them as they come back, once per start.
+        dataSource.getHikariPoolMXBean().softEvictConnections();
         return result;
     }
 

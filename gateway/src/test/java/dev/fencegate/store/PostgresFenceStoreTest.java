@@ -208,6 +208,36 @@ class PostgresFenceStoreTest extends FenceStoreContract {
         }
     }
 
+    /**
+     * A session the pool opened before the migration that chose the mark ran (the pool fills
+     * itself at once, the migration comes at the first check) has no mark, so its own raises would
+     * be announced to every instance: the pool replaces its sessions once migrated.
+     */
+    @Test
+    void sessionsOpenedBeforeTheMarkWasChosenAreReplacedOnceMigrated() throws SQLException {
+        try (FenceDatabase fresh = FenceDatabase.open(TestPostgres.config(TestPostgres.newSchema(getClass().getSimpleName() + "_fresh")))) {
+            try (Connection early = fresh.dataSource().getConnection()) {
+                assertThat(gatewaySetting(early)).as("before the migration").isEmpty();
+            }
+            fresh.migrate();
+            for (int i = 0; i < 6; i++) {
+                try (Connection session = fresh.dataSource().getConnection(); Statement sql = session.createStatement();
+                     ResultSet mark = sql.executeQuery("SELECT mark FROM gateway_mark")) {
+                    mark.next();
+                    assertThat(gatewaySetting(session)).as("session %d after the migration", i).isEqualTo(mark.getString(1));
+                }
+            }
+        }
+    }
+
+    private static String gatewaySetting(Connection session) throws SQLException {
+        try (Statement sql = session.createStatement();
+             ResultSet setting = sql.executeQuery("SELECT coalesce(current_setting('fencegate.gateway', true), '')")) {
+            setting.next();
+            return setting.getString(1);
+        }
+    }
+
     /** The resources the notices this session has received, within a second, name. */
     private static List<String> heard(Connection listener) throws SQLException {
         List<String> resources = new ArrayList<>();
