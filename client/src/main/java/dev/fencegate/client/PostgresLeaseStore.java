@@ -39,6 +39,12 @@ public final class PostgresLeaseStore implements LeaseStore {
             UPDATE leases SET holder = NULL, expires_at = now()
              WHERE name = ? AND holder = ? AND token = ?""";
 
+    /**
+     * Longest a transaction of the store may wait on its client between statements: a round trip
+     * and what the client does between them, never a pause of the client's process.
+     */
+    static final Duration IDLE_IN_TRANSACTION = Duration.ofSeconds(1);
+
     private final DataSource dataSource;
 
     /** Over connections whose search path finds the {@code leases} table (see {@link #migrate}). */
@@ -131,7 +137,12 @@ public final class PostgresLeaseStore implements LeaseStore {
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
             try (Statement set = connection.createStatement()) {
-                set.execute("SET LOCAL synchronous_commit = on");
+                // An acquire locks the lease's row even when it grants nothing, until its commit: a
+                // contender paused between its statement and its commit (a stopped process, a long GC
+                // pause) would hold the holder's renewals off until the lease ran out. The session is
+                // ended instead, and the lock with it, once idle in the transaction that long.
+                set.execute("SET LOCAL synchronous_commit = on; SET LOCAL idle_in_transaction_session_timeout = "
+                        + IDLE_IN_TRANSACTION.toMillis());
             }
             T result = work.run(connection);
             connection.clearWarnings();

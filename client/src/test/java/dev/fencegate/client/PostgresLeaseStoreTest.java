@@ -3,10 +3,16 @@ package dev.fencegate.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -92,6 +98,51 @@ class PostgresLeaseStoreTest extends LeaseStoreContract {
                 statement.execute("DROP ROLE " + role);
             }
         }
+    }
+
+    /**
+     * A contender's acquire locks the lease's row, granting nothing, until it commits. Paused
+     * between its statement and its commit (a stopped process), it held the holder's renewals off
+     * until the lease ran out, and every other acquire with them. Its session now ends once idle in
+     * the transaction for {@link PostgresLeaseStore#IDLE_IN_TRANSACTION}, and the holder renews.
+     */
+    @Test
+    void aContenderPausedBeforeItsCommitDoesNotHoldTheHoldersRenewalsOff() throws Exception {
+        String schema = TestDatabase.newSchema("paused_contender");
+        DataSource holderSide = PostgresLeaseStore.dataSource(TestDatabase.URL, "postgres", "", schema, Duration.ofSeconds(2));
+        PostgresLeaseStore.migrate(holderSide, schema);
+        DataSource pausing = PostgresLeaseStore.dataSource(TestDatabase.URL, "postgres", "", schema, Duration.ofSeconds(2));
+        CountDownLatch pausedBeforeCommit = new CountDownLatch(1);
+        DataSource contenderSide = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    Object result = method.invoke(pausing, args);
+                    if (!method.getName().equals("getConnection")) {
+                        return result;
+                    }
+                    Connection connection = (Connection) result;
+                    return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class}, (c, m, a) -> {
+                        if (m.getName().equals("commit")) {
+                            pausedBeforeCommit.countDown();
+                            Thread.sleep(4_000);
+                        }
+                        try {
+                            return m.invoke(connection, a);
+                        } catch (InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+                });
+        PostgresLeaseStore holderStore = new PostgresLeaseStore(holderSide);
+        String job = name();
+        Lease lease = holderStore.acquire(job, "holder", LONG).orElseThrow();
+
+        CompletableFuture<Optional<Lease>> contender = CompletableFuture.supplyAsync(
+                () -> new PostgresLeaseStore(contenderSide).acquire(job, "contender", LONG));
+        assertThat(pausedBeforeCommit.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(holderStore.renew(lease, LONG)).as("the holder's renewal while the contender is paused").isTrue();
+        assertThatThrownBy(() -> contender.get(20, TimeUnit.SECONDS)).as("the paused contender's session was ended")
+                .hasCauseInstanceOf(LeaseStoreException.class);
+        assertThat(holderStore.renew(lease, LONG)).isTrue();
     }
 
     @Test
