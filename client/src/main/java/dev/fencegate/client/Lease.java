@@ -20,8 +20,15 @@ public record Lease(String name, String holder, long token, Duration ttl) {
         if (token < 1) {
             throw new IllegalArgumentException("token: " + token + " (expected at least 1)");
         }
-        if (ttl.isNegative() || ttl.isZero()) {
-            throw new IllegalArgumentException("ttl: " + ttl + " (expected a positive duration)");
+        if (ttl.isNegative() || ttl.isZero() || ttl.compareTo(MAX_TTL) > 0) {
+            throw new IllegalArgumentException("ttl: " + ttl + " (expected a positive duration of at most " + MAX_TTL.toDays()
+                    + " days)");
         }
     }
+
+    /**
+     * The longest ttl: a guard counts a lease's time in nanoseconds of a {@code long}, which a ttl
+     * of some 292 years overflows, after the grant would have been made; refused before it.
+     */
+    public static final Duration MAX_TTL = Duration.ofDays(36_500);
 }

@@ -154,7 +154,10 @@ public final class PostgresLeaseStore implements LeaseStore {
             return result;
         } catch (SQLException e) {
             // 42P01: no leases table in the schema the data source names.
-            String hint = "42P01".equals(e.getSQLState()) ? " (create it with PostgresLeaseStore.migrate(dataSource, schema) first)" : "";
+            String hint = "42P01".equals(e.getSQLState()) ? " (create it with PostgresLeaseStore.migrate(dataSource, schema) first)"
+                    // 22003: the token is at the largest a bigint holds; no grant can go above it.
+                    : "22003".equals(e.getSQLState()) ? " (the lease's token is at " + Long.MAX_VALUE
+                    + ", the largest there is: this name cannot be granted again; use another name)" : "";
             throw new LeaseStoreException("could not " + what + ": " + e.getMessage() + hint, e);
         }
     }

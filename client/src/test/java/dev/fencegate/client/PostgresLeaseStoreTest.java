@@ -145,6 +145,27 @@ class PostgresLeaseStoreTest extends LeaseStoreContract {
         assertThat(holderStore.renew(lease, LONG)).isTrue();
     }
 
+    /** A ttl the guard cannot count would be granted and then fail the holder, the lease taken for as long: refused first. */
+    @Test
+    void aTtlBeyondTheLongestIsRefusedBeforeAnyGrant() {
+        String job = name();
+        assertThatThrownBy(() -> store().acquire(job, "worker-a", Duration.ofDays(300 * 365)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 36500 days");
+        assertThat(store().acquire(job, "worker-b", LONG)).as("the lease is still free").isPresent();
+    }
+
+    /** A token at the largest a bigint holds cannot be granted above: the error says so, not only "bigint out of range". */
+    @Test
+    void aLeaseWhoseTokenIsAtTheLargestSaysItCannotBeGrantedAgain() throws SQLException {
+        String job = name();
+        store().release(store().acquire(job, "worker-a", LONG).orElseThrow());
+        try (Connection connection = database.getConnection(); Statement sql = connection.createStatement()) {
+            sql.executeUpdate("UPDATE leases SET token = " + Long.MAX_VALUE + " WHERE name = '" + job + "'");
+        }
+        assertThatThrownBy(() -> store().acquire(job, "worker-b", LONG)).isInstanceOf(LeaseStoreException.class)
+                .hasMessageContaining("cannot be granted again");
+    }
+
     @Test
     void aSchemaWithoutTheLeasesTableSaysToMigrateIt() {
         String schema = TestDatabase.newSchema("unmigrated");
