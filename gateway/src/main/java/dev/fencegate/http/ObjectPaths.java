@@ -10,6 +10,10 @@ final class ObjectPaths {
     private static final int UUID_LENGTH = 36;
     /** nginx names a copied body after its object, a '.' and a counter printed as {@code %010uD}: ten digits. */
     private static final int NGINX_COPY_DIGITS = 10;
+    /** versitygw's folder for multipart parts and bodies under way, in every bucket, and the mark of its link names. */
+    private static final String SGWTMP = ".sgwtmp";
+    /** What MinIO writes in place of a key's final '/'. */
+    private static final String MINIO_FOLDER = "__XLDIR__";
 
     private ObjectPaths() {
     }
@@ -90,16 +94,21 @@ final class ObjectPaths {
         return true;
     }
 
-    /** S3 stores resolve {@code obj/} to {@code obj} (S3Proxy) or keep both (AWS): one fence covers both. */
+    /**
+     * S3 stores resolve {@code obj/} to {@code obj} (S3Proxy) or keep both (AWS): one fence covers
+     * both. The names a store keeps for itself are looked for without the '/': S3Proxy's file store
+     * takes {@code <temporary name>/} for a folder at the temporary file's path, and writes the
+     * request's metadata onto that file.
+     */
     static StoreIdentity.Identified s3Object(StoreIdentity.Identified identified, boolean allowTemporaryNames) {
-        StoreIdentity.Identified object = refuseS3FileStoreNames(identified, allowTemporaryNames);
+        StoreIdentity.Identified object = identified;
         if (object instanceof StoreIdentity.Identified.Resource resource) {
             String path = resource.key().value();
             if (path.length() > 1 && path.endsWith("/")) {
-                return new StoreIdentity.Identified.Resource(new ResourceKey(path.substring(0, path.length() - 1)));
+                object = new StoreIdentity.Identified.Resource(new ResourceKey(path.substring(0, path.length() - 1)));
             }
         }
-        return object;
+        return refuseS3FileStoreNames(object, allowTemporaryNames);
     }
 
     /**
@@ -108,22 +117,38 @@ final class ObjectPaths {
      * {@code <key>-<random UUID>} and renames it onto the object when the body ends, so a write of
      * that name while a holder's PUT is under way becomes the holder's object; it keeps multipart
      * parts as {@code .mpus-...} and versions and keys ending in '/' under {@code .s3proxy-...}
-     * (either case: a file system may not tell cases apart). {@code allowTemporaryNames}
-     * ({@code --allow-temporary-names}, for a store with no files of its own among the objects)
-     * lets the first through.
+     * (either case: a file system may not tell cases apart). versitygw's posix store keeps
+     * multipart parts, and some PUTs' bodies, under {@code .sgwtmp} in the bucket, and links a new
+     * object through {@code .<name>.sgwtmp.<nanoseconds>} beside it; MinIO keeps a key ending in
+     * '/' as {@code <key>__XLDIR__}, so a write of that name is a write of the other.
+     * {@code allowTemporaryNames} ({@code --allow-temporary-names}, for a store with no files of
+     * its own among the objects) lets S3Proxy's temporary name through.
      */
     static StoreIdentity.Identified refuseS3FileStoreNames(StoreIdentity.Identified identified, boolean allowTemporaryNames) {
         if (identified instanceof StoreIdentity.Identified.Resource resource) {
             // Read in place, segment by segment: no array or substring per write.
             String path = resource.key().value();
             for (int start = 0; start < path.length(); start = segmentEnd(path, start) + 1) {
+                int end = segmentEnd(path, start);
                 if (path.regionMatches(true, start, ".mpus-", 0, 6) || path.regionMatches(true, start, ".s3proxy-", 0, 9)) {
-                    return refused(Outcome.UNFENCEABLE_WRITE, "'" + path.substring(start, segmentEnd(path, start))
+                    return refused(Outcome.UNFENCEABLE_WRITE, "'" + path.substring(start, end)
                             + "' is a name an S3 file store (S3Proxy) keeps for its own multipart parts and versions:"
+                            + " a write there can change another object");
+                }
+                if (path.charAt(start) == '.' && (end - start == SGWTMP.length() && path.regionMatches(true, start, SGWTMP, 0, SGWTMP.length())
+                        || containsIgnoringCase(path, start, end, SGWTMP + "."))) {
+                    return refused(Outcome.UNFENCEABLE_WRITE, "'" + path.substring(start, end)
+                            + "' is a name an S3 file store (versitygw) keeps for its own multipart parts and new objects:"
                             + " a write there can change another object");
                 }
             }
             int last = path.lastIndexOf('/') + 1;
+            if (path.regionMatches(true, path.length() - MINIO_FOLDER.length(), MINIO_FOLDER, 0, MINIO_FOLDER.length())
+                    && path.length() - MINIO_FOLDER.length() >= last) {
+                return refused(Outcome.UNFENCEABLE_WRITE, "'" + path.substring(last) + "' ends in " + MINIO_FOLDER
+                        + ", the name an S3 store (MinIO) keeps the key before it with a '/' at its end under: a write of it"
+                        + " is a write of that other key");
+            }
             if (!allowTemporaryNames && isTemporaryName(path, last)) {
                 return refused(Outcome.UNFENCEABLE_WRITE, "'" + path.substring(last) + "' ends in '-' and a UUID,"
                         + " the name an S3 file store (S3Proxy) writes a PUT of the object before it to until its body ends:"
@@ -154,6 +179,16 @@ final class ObjectPaths {
             }
         }
         return true;
+    }
+
+    /** Whether {@code path} holds {@code needle}, in either case, between {@code start} and {@code end}. */
+    private static boolean containsIgnoringCase(String path, int start, int end, String needle) {
+        for (int i = start; i + needle.length() <= end; i++) {
+            if (path.regionMatches(true, i, needle, 0, needle.length())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Where the segment starting at {@code start} ends: the next '/', or the end of {@code path}. */

@@ -88,16 +88,24 @@ class SideDoorsIT {
             String name = Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
                     .until(() -> temporaryName(folder, temporary), java.util.Objects::nonNull);
 
-            try (RawHttp stale = RawHttp.connect(gateway.port())) {
-                String answer = stale.send("PUT /" + BUCKET + "/" + name + " HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 1\r\n"
-                        + "Content-Length: 5\r\nConnection: close\r\n\r\nstale").readResponse();
-                assertThat(RawHttp.status(answer)).isEqualTo(400);
-                assertThat(answer).contains("unfenceable-write");
+            // The name itself, and the name as a folder, which S3Proxy makes at the temporary file's
+            // path, writing the request's metadata onto that file.
+            for (String target : new String[] {name, name + "/"}) {
+                try (RawHttp stale = RawHttp.connect(gateway.port())) {
+                    String answer = stale.send("PUT /" + BUCKET + "/" + target + " HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 1\r\n"
+                            + "x-amz-meta-written-by: stale\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").readResponse();
+                    assertThat(RawHttp.status(answer)).as(target).isEqualTo(400);
+                    assertThat(answer).contains("unfenceable-write");
+                }
             }
             holder.send("'s own");
             assertThat(RawHttp.status(holder.readResponse())).isEqualTo(200);
         }
         assertThat(store.object(BUCKET, "in-progress")).contains("holder's own");
+        try (RawHttp head = RawHttp.connect(store.port())) {
+            assertThat(head.send("HEAD /" + BUCKET + "/in-progress HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+                    .readHead()).doesNotContainIgnoringCase("written-by");
+        }
     }
 
     private static String temporaryName(Path folder, Pattern temporary) throws IOException {
