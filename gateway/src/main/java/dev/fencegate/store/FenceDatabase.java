@@ -88,8 +88,9 @@ public final class FenceDatabase implements AutoCloseable {
         long ms = bound.toMillis();
         // fencegate.gateway, set to the fence database's own mark, marks our sessions: the fence
         // table announces only raises made by others (V15). Before that migration has run there is
-        // no mark, and a session stays unmarked, which costs only notices; migrate(), called once
-        // per start before the first write, then has the pool replace its sessions.
+        // no mark, and a session keeps the 'on' it starts with, which under our application name
+        // marks it as well (V16, as earlier versions mark theirs); migrate(), called once per start
+        // before the first write, then has the pool replace its sessions with marked ones.
         hikari.setConnectionInitSql(markSession(config.schema()));
         // Generic plans: a batch statement's custom plan cost more to make than to run. No
         // sequential scans: every lookup here is by key, and fence_inflight churns (a row in and
@@ -98,7 +99,7 @@ public final class FenceDatabase implements AutoCloseable {
         // statistics missing or stale, the batch statement's generic plan can be costed above
         // jit_above_cost, and it would then be compiled again on every run (36 ms against 0.3 ms).
         hikari.addDataSourceProperty("options", "-c lock_timeout=" + ms + " -c statement_timeout=" + (ms + 1_000)
-                + " -c idle_in_transaction_session_timeout=" + (ms + 5_000)
+                + " -c idle_in_transaction_session_timeout=" + (ms + 5_000) + " -c fencegate.gateway=on"
                 + " -c plan_cache_mode=force_generic_plan -c enable_seqscan=off -c jit=off"
                 + (namingKey.isEmpty() ? "" : " -c fencegate.naming=" + namingKey)
                 + (tokens.isEmpty() ? "" : " -c fencegate.tokens=" + tokens));
@@ -125,7 +126,8 @@ public final class FenceDatabase implements AutoCloseable {
         migrations.setMinimumIdle(0);
         migrations.setConnectionTimeout(Math.max(250, lockTimeoutMillis));
         migrations.addDataSourceProperty("socketTimeout", "0");
-        migrations.addDataSourceProperty("options", "-c lock_timeout=" + lockTimeoutMillis + " -c statement_timeout=0");
+        migrations.addDataSourceProperty("options", "-c lock_timeout=" + lockTimeoutMillis + " -c statement_timeout=0"
+                + " -c fencegate.gateway=on");
         return migrations;
     }
 
@@ -147,7 +149,7 @@ public final class FenceDatabase implements AutoCloseable {
             result = migrate(connections);
         }
         // Sessions opened before the gateway mark existed (made by this migration or another
-        // instance's under way) are unmarked: replace them as they come back, once per start.
+        // instance's under way) carry only 'on': replace them as they come back, once per start.
         dataSource.getHikariPoolMXBean().softEvictConnections();
         return result;
     }
@@ -155,10 +157,11 @@ public final class FenceDatabase implements AutoCloseable {
     /**
      * The statement each new session runs first: it sets {@code fencegate.gateway} to the mark
      * the migration chose for this fence database, which only gateways read and set. Without the
-     * table (not yet migrated) the session stays unmarked.
+     * table (not yet migrated) the session keeps the 'on' it started with. The schema is quoted:
+     * it may be spelt like an SQL keyword.
      */
     static String markSession(String schema) {
-        return "DO $mark$ BEGIN PERFORM set_config('fencegate.gateway', mark, false) FROM " + schema + ".gateway_mark;"
+        return "DO $mark$ BEGIN PERFORM set_config('fencegate.gateway', mark, false) FROM \"" + schema + "\".gateway_mark;"
                 + " EXCEPTION WHEN undefined_table THEN NULL; END $mark$";
     }
 

@@ -227,15 +227,23 @@ class SideDoorsIT {
     }
 
     /**
-     * Under {@code http} the store may be S3 after all, and S3Proxy finds an upload by its id
-     * alone, whatever key the request names: an abort of the holder's upload sent as a write of
-     * another key, a new resource any token passes, ended the holder's upload. A multipart request
-     * is refused under {@code http}, and the upload is still there.
+     * Under {@code http} the store may be S3 after all, which may find an upload by its id alone,
+     * whatever key the request names: an abort of the holder's upload sent as a write of another
+     * key, a new resource any token passes, went to the store. A multipart request is refused under
+     * {@code http}, and the holder completes its upload.
      */
     @Test
     void underHttpAStaleAbortOfAnotherObjectsUploadIsRefusedAndTheUploadLives() throws Exception {
         String key = "/" + BUCKET + "/upload." + UUID.randomUUID();
         String id = createUpload(store.port(), key, "");
+        String etag;
+        try (RawHttp direct = RawHttp.connect(store.port())) {
+            String part = direct.send("PUT " + key + "?partNumber=1&uploadId=" + id + " HTTP/1.1\r\nHost: localhost\r\n"
+                    + "Content-Length: 11\r\nConnection: close\r\n\r\nholder-part").readResponse();
+            Matcher matcher = Pattern.compile("(?i)\r\nETag: *(\\S+)").matcher(part);
+            assertThat(matcher.find()).as(part).isTrue();
+            etag = matcher.group(1);
+        }
         GatewayConfig base = GatewayHarness.config(URI.create("http://127.0.0.1:" + store.port()),
                 TestPostgres.config(TestPostgres.newSchema(SideDoorsIT.class.getSimpleName() + "_http")), Duration.ofSeconds(10));
         try (Gateway plain = Gateway.start(new GatewayConfig(base.listen(), base.adminListen(), base.upstream(), base.database(),
@@ -248,10 +256,15 @@ class SideDoorsIT {
                 assertThat(answer).contains("urn:fencegate:problem:unfenceable-write");
             }
         }
+        // ListParts still answers after an abort (S3Proxy keeps the part files); completing does not.
+        String complete = "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>" + etag
+                + "</ETag></Part></CompleteMultipartUpload>";
         try (RawHttp direct = RawHttp.connect(store.port())) {
-            assertThat(RawHttp.status(direct.send("GET " + key + "?uploadId=" + id + " HTTP/1.1\r\nHost: localhost\r\n"
-                    + "Connection: close\r\n\r\n").readResponseWithBody())).as("ListParts of the holder's upload").isEqualTo(200);
+            String completed = direct.send("POST " + key + "?uploadId=" + id + " HTTP/1.1\r\nHost: localhost\r\n"
+                    + "Content-Length: " + complete.length() + "\r\nConnection: close\r\n\r\n" + complete).readToClose();
+            assertThat(RawHttp.status(completed)).as("the holder completes its upload: " + completed).isEqualTo(200);
         }
+        assertThat(store.object(BUCKET, key.substring(BUCKET.length() + 2))).hasValue("holder-part");
     }
 
     /**
