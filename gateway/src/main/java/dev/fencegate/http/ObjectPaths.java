@@ -14,6 +14,10 @@ final class ObjectPaths {
     private static final String SGWTMP = ".sgwtmp";
     /** What MinIO writes in place of a key's final '/'. */
     private static final String MINIO_FOLDER = "__XLDIR__";
+    /** SeaweedFS's folder for multipart uploads, the first segment of a key in every bucket. */
+    private static final String SEAWEED_UPLOADS = ".uploads";
+    /** What SeaweedFS adds to a key to name the folder of its versions, and of the pointer to the latest. */
+    private static final String SEAWEED_VERSIONS = ".versions";
 
     private ObjectPaths() {
     }
@@ -120,7 +124,10 @@ final class ObjectPaths {
      * (either case: a file system may not tell cases apart). versitygw's posix store keeps
      * multipart parts, and some PUTs' bodies, under {@code .sgwtmp} in the bucket, and links a new
      * object through {@code .<name>.sgwtmp.<nanoseconds>} beside it; MinIO keeps a key ending in
-     * '/' as {@code <key>__XLDIR__}, so a write of that name is a write of the other.
+     * '/' as {@code <key>__XLDIR__}, so a write of that name is a write of the other; SeaweedFS
+     * keeps a bucket's multipart uploads, their metadata on the folder, under {@code .uploads} at
+     * the bucket's root, and an object's versions and the pointer to its latest under
+     * {@code <key>.versions}.
      * {@code allowTemporaryNames} ({@code --allow-temporary-names}, for a store with no files of
      * its own among the objects) lets S3Proxy's temporary name through.
      */
@@ -140,6 +147,15 @@ final class ObjectPaths {
                     return refused(Outcome.UNFENCEABLE_WRITE, "'" + path.substring(start, end)
                             + "' is a name an S3 file store (versitygw) keeps for its own multipart parts and new objects:"
                             + " a write there can change another object");
+                }
+                boolean firstOfKey = start > 1 && path.lastIndexOf('/', start - 2) == 0;
+                if (firstOfKey && end - start == SEAWEED_UPLOADS.length()
+                        && path.regionMatches(true, start, SEAWEED_UPLOADS, 0, SEAWEED_UPLOADS.length())
+                        || end - start > SEAWEED_VERSIONS.length()
+                        && path.regionMatches(true, end - SEAWEED_VERSIONS.length(), SEAWEED_VERSIONS, 0, SEAWEED_VERSIONS.length())) {
+                    return refused(Outcome.UNFENCEABLE_WRITE, "'" + path.substring(start, end)
+                            + "' is a name an S3 store (SeaweedFS) keeps a bucket's multipart uploads, or an object's versions"
+                            + " and which of them is the latest, under: a write there can change another object or upload");
                 }
             }
             int last = path.lastIndexOf('/') + 1;
