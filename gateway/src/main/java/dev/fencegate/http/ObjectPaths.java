@@ -135,6 +135,7 @@ final class ObjectPaths {
         if (identified instanceof StoreIdentity.Identified.Resource resource) {
             // Read in place, segment by segment: no array or substring per write.
             String path = resource.key().value();
+            int keyStart = path.indexOf('/', 1) + 1; // after the bucket; 0 for a bucket alone
             for (int start = 0; start < path.length(); start = segmentEnd(path, start) + 1) {
                 int end = segmentEnd(path, start);
                 if (path.regionMatches(true, start, ".mpus-", 0, 6) || path.regionMatches(true, start, ".s3proxy-", 0, 9)) {
@@ -148,8 +149,7 @@ final class ObjectPaths {
                             + "' is a name an S3 file store (versitygw) keeps for its own multipart parts and new objects:"
                             + " a write there can change another object");
                 }
-                boolean firstOfKey = start > 1 && path.lastIndexOf('/', start - 2) == 0;
-                if (firstOfKey && end - start == SEAWEED_UPLOADS.length()
+                if (start == keyStart && end - start == SEAWEED_UPLOADS.length()
                         && path.regionMatches(true, start, SEAWEED_UPLOADS, 0, SEAWEED_UPLOADS.length())
                         || end - start > SEAWEED_VERSIONS.length()
                         && path.regionMatches(true, end - SEAWEED_VERSIONS.length(), SEAWEED_VERSIONS, 0, SEAWEED_VERSIONS.length())) {
