@@ -9,8 +9,8 @@ import java.util.Optional;
  * than objects, never more). Writes on collection paths are refused, since what the store does
  * with them is unknown.
  *
- * The store may be S3 after all: names S3Proxy's file store keeps for itself are refused as under
- * the S3 kinds.
+ * The store may be S3 after all: names S3 stores keep for themselves are refused as under the S3
+ * kinds, where the store reads them, behind the path {@code --upstream} adds.
  *
  * @param upstreamPath        the path {@code --upstream} adds in front of every target, empty for none
  * @param allowTemporaryNames {@code --allow-temporary-names}: a key ending in '-' and a UUID, or in '.' and ten
@@ -46,7 +46,8 @@ public record GenericHttpIdentity(String upstreamPath, boolean allowTemporaryNam
     }
 
     private Identified object(Identified path) {
-        return ObjectPaths.refuseS3FileStoreNames(ObjectPaths.fileObject(path, kind(), allowTemporaryNames), allowTemporaryNames);
+        return ObjectPaths.refuseS3FileStoreNames(ObjectPaths.fileObject(path, kind(), allowTemporaryNames), upstreamPath,
+                allowTemporaryNames);
     }
 
     /** A store of unknown kind may take {@code POST /x?delete} for a write of {@code /x}, as it takes any other POST. */

@@ -18,6 +18,8 @@ final class ObjectPaths {
     private static final String SEAWEED_UPLOADS = ".uploads";
     /** What SeaweedFS adds to a key to name the folder of its versions, and of the pointer to the latest. */
     private static final String SEAWEED_VERSIONS = ".versions";
+    /** The length of a bucket's internal id in Garage, hexadecimal digits, which it takes wherever a bucket's name goes. */
+    private static final int GARAGE_BUCKET_ID_LENGTH = 64;
 
     private ObjectPaths() {
     }
@@ -127,15 +129,33 @@ final class ObjectPaths {
      * '/' as {@code <key>__XLDIR__}, so a write of that name is a write of the other; SeaweedFS
      * keeps a bucket's multipart uploads, their metadata on the folder, under {@code .uploads} at
      * the bucket's root, and an object's versions and the pointer to its latest under
-     * {@code <key>.versions}.
+     * {@code <key>.versions}. Garage reads a bucket name of 64 hexadecimal digits as a bucket's
+     * internal id, so a key under such a name is a second name for an object of another bucket.
      * {@code allowTemporaryNames} ({@code --allow-temporary-names}, for a store with no files of
      * its own among the objects) lets S3Proxy's temporary name through.
      */
     static StoreIdentity.Identified refuseS3FileStoreNames(StoreIdentity.Identified identified, boolean allowTemporaryNames) {
+        return refuseS3FileStoreNames(identified, "", allowTemporaryNames);
+    }
+
+    /**
+     * As {@link #refuseS3FileStoreNames(StoreIdentity.Identified, boolean)}, for a store that gets
+     * every path behind {@code storePrefix} (the path {@code --upstream} adds under {@code http};
+     * empty for none): the names are looked for where the store reads them, its bucket being the
+     * first segment of the prefix, if it has one.
+     */
+    static StoreIdentity.Identified refuseS3FileStoreNames(StoreIdentity.Identified identified, String storePrefix,
+                                                          boolean allowTemporaryNames) {
         if (identified instanceof StoreIdentity.Identified.Resource resource) {
             // Read in place, segment by segment: no array or substring per write.
-            String path = resource.key().value();
+            String path = storePrefix.isEmpty() ? resource.key().value() : storePrefix + resource.key().value();
             int keyStart = path.indexOf('/', 1) + 1; // after the bucket; 0 for a bucket alone
+            // Behind a prefix the bucket is the operator's choice, the same for every write.
+            if (storePrefix.isEmpty() && keyStart == GARAGE_BUCKET_ID_LENGTH + 2 && isHex(path, 1, keyStart - 1)) {
+                return refused(Outcome.UNFENCEABLE_WRITE, "'" + path.substring(1, keyStart - 1) + "' is 64 hexadecimal digits,"
+                        + " which an S3 store (Garage) reads as a bucket's internal id: a key under it is a second name for"
+                        + " an object of the bucket with that id; name the bucket by its name");
+            }
             for (int start = 0; start < path.length(); start = segmentEnd(path, start) + 1) {
                 int end = segmentEnd(path, start);
                 if (path.regionMatches(true, start, ".mpus-", 0, 6) || path.regionMatches(true, start, ".s3proxy-", 0, 9)) {
@@ -191,6 +211,17 @@ final class ObjectPaths {
             boolean dash = i == 8 || i == 13 || i == 18 || i == 23;
             boolean hex = c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F';
             if (dash ? c != '-' : !hex) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether {@code text} is hexadecimal digits only, either case, from {@code start} to {@code end}. */
+    private static boolean isHex(String text, int start, int end) {
+        for (int i = start; i < end; i++) {
+            char c = text.charAt(i);
+            if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F')) {
                 return false;
             }
         }

@@ -8,6 +8,9 @@ import dev.fencegate.fence.ResourceKey;
  * name, and a Host that is one of the domains is path-style. The resource is the object's
  * path-style name, {@code /bucket/key}, so every addressing of one object meets one fence; a Host
  * stores would read differently is refused. {@code /bucket/key/} is fenced as {@code /bucket/key}.
+ * A key that still holds an escape once decoded ({@code /%2572eport}, the key {@code %72eport}) is
+ * refused: Ozone's S3 gateway, in virtual-host style, decodes the path a second time and writes
+ * {@code report}.
  */
 public record S3VirtualHostIdentity(VirtualHosts domains, boolean allowTemporaryNames) implements StoreIdentity {
 
@@ -29,6 +32,11 @@ public record S3VirtualHostIdentity(VirtualHosts domains, boolean allowTemporary
             return ObjectPaths.refused(Outcome.AMBIGUOUS_HOST, unclear.detail());
         }
         Identified path = ObjectPaths.canonical(target);
+        if (path instanceof Identified.Resource resource && holdsAnEscape(resource.key().value())) {
+            return ObjectPaths.refused(Outcome.AMBIGUOUS_PATH, "the key '" + resource.key() + "' holds '%' and two hexadecimal"
+                    + " digits once decoded, an escape a store in virtual-host style (Ozone) decodes again, writing another"
+                    + " key; name the object without them");
+        }
         if (addressing instanceof VirtualHosts.Addressing.Bucket bucket && path instanceof Identified.Resource resource) {
             path = new Identified.Resource(new ResourceKey("/" + bucket.name() + resource.key().value()));
         }
@@ -36,6 +44,23 @@ public record S3VirtualHostIdentity(VirtualHosts domains, boolean allowTemporary
             return ObjectPaths.deleteObjects(path);
         }
         return ObjectPaths.s3Object(path, allowTemporaryNames);
+    }
+
+    /**
+     * Whether a canonical path holds a '%' (kept as {@code %25}) followed by two hexadecimal
+     * digits: a key that a second decoding would change.
+     */
+    static boolean holdsAnEscape(String canonical) {
+        for (int i = canonical.indexOf("%25"); i >= 0 && i + 5 <= canonical.length(); i = canonical.indexOf("%25", i + 3)) {
+            if (isHexDigit(canonical.charAt(i + 3)) && isHexDigit(canonical.charAt(i + 4))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isHexDigit(char c) {
+        return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F';
     }
 
     @Override

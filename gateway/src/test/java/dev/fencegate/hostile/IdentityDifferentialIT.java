@@ -15,6 +15,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -31,6 +32,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and the gateway must answer 412 for a true alias, 400 for a spelling stores read differently.
  * Then a fresh write through another spelling must change exactly that object, and its fence.
  * nginx stands behind both --store-kind webdav and http, S3Proxy behind s3-path and s3-virtual-host.
+ * Under s3-virtual-host a key holding '%' and two hexadecimal digits is refused in every spelling.
  * Seeded: the seed is printed, and FENCEGATE_SEED replays it.
  */
 @ExtendWith(NoNettyLeaks.class)
@@ -38,6 +40,8 @@ class IdentityDifferentialIT {
 
     private static final long SEED = seed();
     private static final int CASES_PER_KIND = 12;
+    /** A '%' and two hexadecimal digits in a decoded key, which a store decoding the path twice reads as another character. */
+    private static final Pattern DECODED_AGAIN = Pattern.compile("%[0-9A-Fa-f]{2}");
     private static final Map<StoreKind, IdentityRig> RIGS = new EnumMap<>(StoreKind.class);
 
     private static long seed() {
@@ -68,6 +72,16 @@ class IdentityDifferentialIT {
         String fence = ObjectSpellings.fenceKey(IdentityRig.BUCKET, key);
         String current = "v10-" + seed;
         String what = "key '" + key + "', seed " + seed;
+
+        if (kind == StoreKind.S3_VIRTUAL_HOST && DECODED_AGAIN.matcher(key).find()) {
+            // Ozone decodes a virtual-host path twice, to another key: every spelling is refused, and the store keeps nothing.
+            Map<String, String> before = rig.objects();
+            Spelling fresh = freshSpelling(rig.kind, spellings, key);
+            assertThat(rig.send("PUT", fresh.target(), fresh.host(), 10, "v10-" + seed, ""))
+                    .as("write via %s Host %s, %s", fresh.target(), fresh.host(), what).isEqualTo(400);
+            assertThat(rig.objects()).as("store after a refused write, %s", what).isEqualTo(before);
+            return;
+        }
 
         assertThat(rig.send("PUT", "/" + IdentityRig.BUCKET + "/" + ObjectSpellings.sdkEncoded(key), "localhost", 10, current, ""))
                 .as("fencing write, %s", what).isBetween(200, 299);

@@ -78,6 +78,84 @@ class StoreIdentityTest {
         }
     }
 
+    /**
+     * Garage reads a bucket name of 64 hexadecimal digits, in either case, as a bucket's internal
+     * id: a key under it is a second name for an object of the bucket with that id, fenced apart.
+     */
+    @Test
+    void aKeyUnderABucketNamedByGaragesInternalIdIsRefused() {
+        String id = "3fa1c0de".repeat(8);
+        for (StoreIdentity identity : List.of(KINDS.get("s3-path"), KINDS.get("http"))) {
+            for (String target : List.of("/" + id + "/report", "/" + id.toUpperCase() + "/d/report", "/" + id + "/" + id)) {
+                assertThat(identity.identify("PUT", target, "localhost", null)).as(identity.kind() + " " + target)
+                        .isInstanceOfSatisfying(StoreIdentity.Identified.Refused.class,
+                                refused -> assertThat(refused.problem().detail()).contains("Garage"));
+            }
+            assertThat(identity.keyInBucket("/" + id, "report")).as(identity.kind())
+                    .isInstanceOf(StoreIdentity.Identified.Refused.class);
+        }
+        assertThat(KINDS.get("s3-virtual-host").identify("PUT", "/report", id + ".s3.example", null))
+                .isInstanceOf(StoreIdentity.Identified.Refused.class);
+        assertThat(KINDS.get("s3-path").identify("PUT", "/" + id + "/report/", "localhost", null))
+                .isInstanceOf(StoreIdentity.Identified.Refused.class);
+        // One digit fewer or more, or a letter past 'f', is a bucket name like any other; so is the id alone, under http.
+        for (String bucket : List.of(id.substring(1), id + "0", "g" + id.substring(1))) {
+            assertThat(KINDS.get("s3-path").identify("PUT", "/" + bucket + "/report", "localhost", null)).as(bucket)
+                    .isEqualTo(new StoreIdentity.Identified.Resource(new ResourceKey("/" + bucket + "/report")));
+        }
+        assertThat(KINDS.get("http").identify("PUT", "/" + id, "store", null))
+                .isEqualTo(new StoreIdentity.Identified.Resource(new ResourceKey("/" + id)));
+        assertThat(KINDS.get("webdav").identify("PUT", "/" + id + "/report", "store", null))
+                .isEqualTo(new StoreIdentity.Identified.Resource(new ResourceKey("/" + id + "/report")));
+        // Behind an upstream path the store's bucket is the path's, whatever the client names.
+        assertThat(new GenericHttpIdentity("/bkt", false).identify("PUT", "/" + id + "/report", "store", null))
+                .isEqualTo(new StoreIdentity.Identified.Resource(new ResourceKey("/" + id + "/report")));
+    }
+
+    /**
+     * Ozone's S3 gateway in virtual-host style decodes the path a second time: {@code /%2572eport}
+     * is the key {@code %72eport} to every other store and {@code report} to it. A key that holds
+     * '%' and two hexadecimal digits once decoded is refused under {@code s3-virtual-host}; a '%'
+     * without them, and such a key in a DeleteObjects body (never decoded), are keys like any other.
+     */
+    @Test
+    void underVirtualHostAKeyThatStillHoldsAnEscapeOnceDecodedIsRefused() {
+        StoreIdentity virtualHost = KINDS.get("s3-virtual-host");
+        for (String target : List.of("/%2572eport", "/d/a%252Fb", "/k%25e9", "/k%25A9%25")) {
+            for (String host : List.of("b.s3.example", "s3.example")) {
+                String path = host.equals("s3.example") ? "/b" + target : target;
+                assertThat(virtualHost.identify("PUT", path, host, null)).as(host + " " + path)
+                        .isInstanceOfSatisfying(StoreIdentity.Identified.Refused.class,
+                                refused -> assertThat(refused.problem().outcome()).isEqualTo(Outcome.AMBIGUOUS_PATH));
+            }
+        }
+        for (String key : List.of("/100%25.txt", "/a%25zz", "/a%25%C3%A9", "/a%25", "/a%254")) {
+            assertThat(virtualHost.identify("PUT", key, "b.s3.example", null)).as(key)
+                    .isEqualTo(new StoreIdentity.Identified.Resource(new ResourceKey("/b" + key)));
+        }
+        assertThat(KINDS.get("s3-path").identify("PUT", "/b/%2572eport", "localhost", null))
+                .isEqualTo(new StoreIdentity.Identified.Resource(new ResourceKey("/b/%2572eport")));
+        assertThat(virtualHost.keyInBucket("/b", "%72eport"))
+                .isEqualTo(new StoreIdentity.Identified.Resource(new ResourceKey("/b/%2572eport")));
+    }
+
+    /**
+     * Under {@code http}, the store gets each path behind the one {@code --upstream} adds: an S3
+     * store's own names are looked for there. Behind {@code /bkt}, the client's first segment is
+     * the first of the key, where SeaweedFS keeps {@code .uploads}; at the root, it is the bucket.
+     */
+    @Test
+    void underHttpStoreNamesAreLookedForWhereTheStoreReadsThem() {
+        assertThat(new GenericHttpIdentity("/bkt", false).identify("PUT", "/.uploads/5e1f_0a1b", "store", null))
+                .isInstanceOf(StoreIdentity.Identified.Refused.class);
+        assertThat(new GenericHttpIdentity("/bkt", false).keyInBucket("/b", ".uploads/5e1f_0a1b"))
+                .isEqualTo(new StoreIdentity.Identified.Resource(new ResourceKey("/b/.uploads/5e1f_0a1b")));
+        assertThat(new GenericHttpIdentity("", false).identify("PUT", "/.uploads/5e1f_0a1b", "store", null))
+                .isEqualTo(new StoreIdentity.Identified.Resource(new ResourceKey("/.uploads/5e1f_0a1b")));
+        assertThat(new GenericHttpIdentity("/bkt/sub", false).identify("PUT", "/.uploads/5e1f_0a1b", "store", null))
+                .isEqualTo(new StoreIdentity.Identified.Resource(new ResourceKey("/.uploads/5e1f_0a1b")));
+    }
+
     /** kind, method, target, Host, resource ("400 tag" for a refusal). */
     static Stream<Arguments> table() {
         return Stream.of(
