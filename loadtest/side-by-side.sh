@@ -8,7 +8,9 @@
 #   loadtest/side-by-side.sh A.jar B.jar [workload ...]    (default: mixed)
 # Environment: RATE (writes/s offered to each gateway, 1500; 0 saturates both at once), ROUND (seconds, 20), ROUNDS (4),
 # PRIME (seconds of saturation before the first round, both at once, 25; 5 before each later one), CONNECTIONS (per gateway, 32),
-# PORT_BASE (19680: store, then gateway and admin port of A, then of B), DB_HOST (127.0.0.1), DB_PORT (5432).
+# PORT_BASE (19680: store, then gateway and admin port of A, then of B), DB_HOST (127.0.0.1), DB_PORT (5432),
+# ARGS_A and ARGS_B (more arguments to each gateway's serve command, split at spaces; with one jar given twice,
+# they compare two configurations of one build), JVM_A and JVM_B (more JVM options to each gateway, as ARGS_A and ARGS_B).
 set -euo pipefail
 
 [[ $# -ge 2 && -f $1 && -f $2 ]] || { echo "usage: $0 A.jar B.jar [workload ...]" >&2; exit 2; }
@@ -45,12 +47,17 @@ out=$(mktemp -d /tmp/fencegate-side.XXXXXX)
 java -jar "$store_jar" store --listen "127.0.0.1:$store_port" --discard >"$out/store.log" 2>&1 &
 pids+=($!)
 gateways=()
+read -ra extra_a <<<"${ARGS_A:-}"
+read -ra extra_b <<<"${ARGS_B:-}"
+read -ra jvm_a <<<"${JVM_A:-}"
+read -ra jvm_b <<<"${JVM_B:-}"
 for i in 0 1; do
+  if [[ $i == 0 ]]; then extra=("${extra_a[@]}") jvm=("${jvm_a[@]}"); else extra=("${extra_b[@]}") jvm=("${jvm_b[@]}"); fi
   sql "DROP DATABASE IF EXISTS ${databases[$i]}" >/dev/null 2>&1
   sql "CREATE DATABASE ${databases[$i]}" >/dev/null
-  java -Xmx256m -jar "${jars[$i]}" serve --listen "127.0.0.1:$((port_base + 1 + 2 * i))" \
+  java -Xmx256m "${jvm[@]}" -jar "${jars[$i]}" serve --listen "127.0.0.1:$((port_base + 1 + 2 * i))" \
     --admin-listen "127.0.0.1:$((port_base + 2 + 2 * i))" --upstream "http://127.0.0.1:$store_port" \
-    --db-url "jdbc:postgresql://$db_host:$db_port/${databases[$i]}" --db-user postgres --access-log off >"$out/gateway-$i.log" 2>&1 &
+    --db-url "jdbc:postgresql://$db_host:$db_port/${databases[$i]}" --db-user postgres --access-log off "${extra[@]}" >"$out/gateway-$i.log" 2>&1 &
   gateways+=($!)
   pids+=($!)
 done
@@ -75,7 +82,7 @@ load() {  # gateway-index workload prefix extra-args...
     --connections "$connections" --warmup 1 "${@:4}"
 }
 
-echo "A = ${jars[0]}, B = ${jars[1]}; $rate writes/s offered to each, $round s a round; logs in $out"
+echo "A = ${JVM_A:-} ${jars[0]} ${ARGS_A:-}, B = ${JVM_B:-} ${jars[1]} ${ARGS_B:-}; $rate writes/s offered to each, $round s a round; logs in $out"
 # Both at saturation at once, unmeasured: the JIT compiles the path, and for same-token and mixed the
 # round's token base is taken (every round starts from one, since each load run starts its own token book).
 prime_both() {  # workload seconds
