@@ -209,8 +209,7 @@ final class ObjectPaths {
         for (int i = 0; i < UUID_LENGTH; i++) {
             char c = text.charAt(start + i);
             boolean dash = i == 8 || i == 13 || i == 18 || i == 23;
-            boolean hex = c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F';
-            if (dash ? c != '-' : !hex) {
+            if (dash ? c != '-' : !isHexDigit(c)) {
                 return false;
             }
         }
@@ -220,12 +219,28 @@ final class ObjectPaths {
     /** Whether {@code text} is hexadecimal digits only, either case, from {@code start} to {@code end}. */
     private static boolean isHex(String text, int start, int end) {
         for (int i = start; i < end; i++) {
-            char c = text.charAt(i);
-            if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F')) {
+            if (!isHexDigit(text.charAt(i))) {
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * Whether a canonical path holds a '%' (kept as {@code %25}) followed by two hexadecimal
+     * digits: a key that a second decoding would change.
+     */
+    static boolean holdsAnEscapeOnceDecoded(String canonical) {
+        for (int i = canonical.indexOf("%25"); i >= 0 && i + 5 <= canonical.length(); i = canonical.indexOf("%25", i + 3)) {
+            if (isHexDigit(canonical.charAt(i + 3)) && isHexDigit(canonical.charAt(i + 4))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isHexDigit(char c) {
+        return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F';
     }
 
     /** Whether {@code path} holds {@code needle}, in either case, between {@code start} and {@code end}. */

@@ -32,7 +32,7 @@ public record S3VirtualHostIdentity(VirtualHosts domains, boolean allowTemporary
             return ObjectPaths.refused(Outcome.AMBIGUOUS_HOST, unclear.detail());
         }
         Identified path = ObjectPaths.canonical(target);
-        if (path instanceof Identified.Resource resource && holdsAnEscape(resource.key().value())) {
+        if (path instanceof Identified.Resource resource && ObjectPaths.holdsAnEscapeOnceDecoded(resource.key().value())) {
             return ObjectPaths.refused(Outcome.AMBIGUOUS_PATH, "the key '" + resource.key() + "' holds '%' and two hexadecimal"
                     + " digits once decoded, an escape a store in virtual-host style (Ozone) decodes again, writing another"
                     + " key; name the object without them");
@@ -44,23 +44,6 @@ public record S3VirtualHostIdentity(VirtualHosts domains, boolean allowTemporary
             return ObjectPaths.deleteObjects(path);
         }
         return ObjectPaths.s3Object(path, allowTemporaryNames);
-    }
-
-    /**
-     * Whether a canonical path holds a '%' (kept as {@code %25}) followed by two hexadecimal
-     * digits: a key that a second decoding would change.
-     */
-    static boolean holdsAnEscape(String canonical) {
-        for (int i = canonical.indexOf("%25"); i >= 0 && i + 5 <= canonical.length(); i = canonical.indexOf("%25", i + 3)) {
-            if (isHexDigit(canonical.charAt(i + 3)) && isHexDigit(canonical.charAt(i + 4))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean isHexDigit(char c) {
-        return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F';
     }
 
     @Override
