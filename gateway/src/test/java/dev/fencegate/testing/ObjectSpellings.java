@@ -9,7 +9,8 @@ import java.util.Random;
 /**
  * Seeded generator of objects and of the ways a client may spell and address them. Keys draw
  * on every class of octet: unreserved, sub-delimiters clients send raw or encoded, characters
- * that must be encoded, '+', ';', '%' and non-ASCII.
+ * that must be encoded, '+', ';', '%' and non-ASCII, and now and then a '%' and two hexadecimal
+ * digits, which a store that decodes a path twice reads as another character.
  */
 public final class ObjectSpellings {
 
@@ -19,6 +20,7 @@ public final class ObjectSpellings {
 
     private static final String UNRESERVED = "abcxyzABCXYZ0129-._~";
     private static final String RAW_SAFE = "!$&'()*,=:@";
+    private static final String HEX = "0123456789abcdefABCDEF";
     private static final String[] OTHERS = {"=", ":", "@", "+", ";", " ", "%", "?", "#", "é", "ü", "😀", "[", "^", "|", "\"", "'", "*"};
 
     private final Random random;
@@ -35,6 +37,10 @@ public final class ObjectSpellings {
             StringBuilder segment = new StringBuilder().append((char) ('a' + random.nextInt(26)));
             int length = 1 + random.nextInt(6);
             for (int i = 0; i < length; i++) {
+                if (random.nextInt(24) == 0) {
+                    segment.append('%').append(HEX.charAt(random.nextInt(HEX.length()))).append(HEX.charAt(random.nextInt(HEX.length())));
+                    continue;
+                }
                 segment.append(random.nextInt(3) == 0 ? String.valueOf(UNRESERVED.charAt(random.nextInt(UNRESERVED.length())))
                         : OTHERS[random.nextInt(OTHERS.length)]);
             }
