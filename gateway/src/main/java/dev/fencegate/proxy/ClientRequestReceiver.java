@@ -172,7 +172,11 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter {
         if (head.method().equals(HttpMethod.DELETE)) {
             runtime.claims().identity().deleteDepth().ifPresent(depth -> head.headers().set(HeaderNames.DEPTH, depth));
         }
-        if (route instanceof RequestRoute.Fenced fenced) {
+        if (route instanceof RequestRoute.Fenced fenced && head.method().equals(HttpMethod.DELETE)
+                && runtime.claims().identity().deleteDepth().isPresent()) {
+            // The store may be a WebDAV server that ignores the Depth just set.
+            fence.checkNotACollection(fenced.claim());
+        } else if (route instanceof RequestRoute.Fenced fenced) {
             fence.check(fenced.claim());
         } else if (route instanceof RequestRoute.FencedUploadStart start) {
             forwarding.checkAnswer(CheckedAnswer.recordingUploadId(runtime.uploads(), start.object()));

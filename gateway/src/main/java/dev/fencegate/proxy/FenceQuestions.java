@@ -54,6 +54,28 @@ final class FenceQuestions {
     }
 
     /**
+     * A DELETE under a kind whose store may be a WebDAV server: the store is asked first whether
+     * its path is a collection, which a store ignoring {@code Depth} would delete whole
+     * ({@link CollectionProbe}); only a DELETE of no collection goes on to its fence. Nothing is
+     * read from the client meanwhile.
+     */
+    void checkNotACollection(FenceClaim claim) {
+        receiver.enter(ClientRequestReceiver.State.CHECKING_FENCE);
+        HttpRequest asked = receiver.request();
+        CollectionProbe.ask(runtime.storeConnections(), ctx.channel().eventLoop(), runtime.upstreamPathPrefix() + asked.uri(),
+                asked.uri(), asked.headers(), runtime.upstreamTimeoutMillis()).thenAccept(refusal -> {
+                    if (!receiver.in(ClientRequestReceiver.State.CHECKING_FENCE) || receiver.request() != asked) {
+                        return;
+                    }
+                    if (refusal.isPresent()) {
+                        receiver.refuse(refusal.get());
+                    } else {
+                        check(claim);
+                    }
+                });
+    }
+
+    /**
      * A multipart step's upload id must have been created for this object (the store would find
      * another object's upload by the id alone); only then is the fence asked. Nothing is read
      * from the client meanwhile.

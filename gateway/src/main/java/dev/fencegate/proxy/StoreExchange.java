@@ -17,7 +17,7 @@ import io.netty.handler.codec.http.HttpUtil;
  * a {@link StoreRequestSender}, the answer comes back through a {@link StoreAnswerRelay}; this
  * class starts the exchange and ends it once.
  */
-final class StoreExchange {
+final class StoreExchange implements StoreListener {
 
     /** How the exchange ended, for the client-facing side to act on. */
     interface Listener {
@@ -91,7 +91,8 @@ final class StoreExchange {
         sender.onClientContent(content);
     }
 
-    void onStoreWritable() {
+    @Override
+    public void onStoreWritable() {
         sender.onStoreWritable();
     }
 
@@ -99,16 +100,19 @@ final class StoreExchange {
         answer.onClientWritable();
     }
 
-    void onStoreMessage(Object msg) {
+    @Override
+    public void onStoreMessage(Object msg) {
         answer.onStoreMessage(msg);
     }
 
     /** The store's read batch ended: what it brought goes to the client. */
-    void onStoreReadComplete() {
+    @Override
+    public void onStoreReadComplete() {
         answer.onStoreReadComplete();
     }
 
-    void onStoreClosed(Throwable cause) {
+    @Override
+    public void onStoreClosed(Throwable cause) {
         // A whole answer kept for its check needs the connection no more.
         if (finished || answer.responseComplete()) {
             return;

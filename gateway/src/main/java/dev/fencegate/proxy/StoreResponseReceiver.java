@@ -9,9 +9,9 @@ import io.netty.util.ReferenceCountUtil;
 /** The store-facing end of a connection: hands what the store sends to the exchange using it. */
 final class StoreResponseReceiver extends ChannelInboundHandlerAdapter {
 
-    private StoreExchange exchange;
+    private StoreListener exchange;
 
-    void bind(StoreExchange exchange) {
+    void bind(StoreListener exchange) {
         this.exchange = exchange;
     }
 

@@ -7,11 +7,14 @@ import dev.fencegate.config.GatewayConfig;
 import dev.fencegate.config.StoreKind;
 import dev.fencegate.testing.ApacheWebDav;
 import dev.fencegate.testing.GatewayHarness;
+import dev.fencegate.testing.LiteralStore;
 import dev.fencegate.testing.NginxWebDav;
 import dev.fencegate.testing.RawHttp;
+import dev.fencegate.testing.RcloneWebDav;
 import dev.fencegate.testing.TestPostgres;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -21,7 +24,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * a WebDAV store that serves the collection at that name too (Apache mod_dav without
  * DirectorySlash) would delete every object under it, each fenced on its own. The gateway forwards
  * DELETEs with {@code Depth: 0}, which such a store refuses for a collection, so a stale writer
- * deletes nothing fenced above it; nginx refuses the name without a slash itself.
+ * deletes nothing fenced above it; nginx refuses the name without a slash itself. A store that
+ * ignores Depth (Go's WebDAV, here rclone's) is asked first whether the name is a collection.
  */
 class CollectionDeleteIT {
 
@@ -102,6 +106,81 @@ class CollectionDeleteIT {
 
                 assertThat(status).isEqualTo(400);
                 assertThat(apache.objects()).containsEntry("/b/dir/report", "current");
+            } finally {
+                gateway.close();
+            }
+        }
+    }
+
+    /**
+     * Servers built on Go's golang.org/x/net/webdav (rclone's here, Caddy's alike) ignore Depth: a
+     * DELETE of a collection's name removes its whole tree. The gateway asks the store first
+     * (PROPFIND, Depth: 0) and refuses a DELETE of a collection, whatever its token; objects are
+     * deleted as before, and a name the store does not have still reaches it.
+     */
+    @ParameterizedTest(name = "{0} behind rclone serve webdav")
+    @CsvSource({"webdav", "http"})
+    void behindAStoreThatIgnoresDepthADeleteOfACollectionIsRefusedAndRemovesNothing(String kindName) throws Exception {
+        StoreKind kind = kindName.equals("webdav") ? StoreKind.WEBDAV : StoreKind.HTTP;
+        try (RcloneWebDav rclone = RcloneWebDav.start()) {
+            Gateway gateway = gateway(rclone.port(), kind);
+            try {
+                assertThat(direct(rclone.port(), "MKCOL", "/b/")).isEqualTo(201);
+                assertThat(direct(rclone.port(), "MKCOL", "/b/dir/")).isEqualTo(201);
+                assertThat(send(gateway.port(), "PUT", "/b/dir/report", 10)).isBetween(200, 299);
+                assertThat(send(gateway.port(), "PUT", "/b/dir/old", 10)).isBetween(200, 299);
+                assertThat(send(gateway.port(), "DELETE", "/b/dir/old", 10)).as("an object's DELETE").isBetween(200, 299);
+                assertThat(rclone.objects()).doesNotContainKey("/b/dir/old").containsEntry("/b/dir/report", "current");
+
+                assertThat(send(gateway.port(), "DELETE", "/b/dir", 3)).as("a stale DELETE of the collection").isEqualTo(400);
+                assertThat(send(gateway.port(), "DELETE", "/b/dir", 20)).as("a fresh DELETE of the collection").isEqualTo(400);
+
+                assertThat(rclone.objects()).containsEntry("/b/dir/report", "current");
+                assertThat(send(gateway.port(), "DELETE", "/b/none", 3)).as("a name the store does not have").isEqualTo(404);
+            } finally {
+                gateway.close();
+            }
+        }
+    }
+
+    /**
+     * What the store answers the gateway's PROPFIND decides whether the DELETE reaches it: a
+     * collection, or no answer to go by (5xx, a closed connection), refuses it with nothing sent;
+     * an object, or no PROPFIND served (nginx's 405), lets it go on to its fence and the store.
+     */
+    @ParameterizedTest(name = "PROPFIND answered {0}")
+    @CsvSource(delimiter = '|', value = {
+            "207 collection|400|false", "207 collection after a 100|400|false", "500|502|false", "closed|502|false",
+            "207 object|204|true", "405|204|true", "404|204|true"})
+    void aDeleteReachesTheStoreOnlyWhenItSaysThePathIsNoCollection(String answer, int expected, boolean deleteSent) throws Exception {
+        String multistatus = "<?xml version=\"1.0\"?><D:multistatus xmlns:D=\"DAV:\"><D:response><D:href>/b/dir</D:href>"
+                + "<D:propstat><D:prop><D:resourcetype>%s</D:resourcetype></D:prop><D:status>HTTP/1.1 200 OK</D:status>"
+                + "</D:propstat></D:response></D:multistatus>";
+        String collection = multistatus.formatted("<D:collection/>");
+        String object = multistatus.formatted("");
+        try (LiteralStore store = new LiteralStore(head -> {
+            if (!head.startsWith("PROPFIND ")) {
+                return LiteralStore.Reply.of("HTTP/1.1 204 No Content\r\n\r\n");
+            }
+            return switch (answer) {
+                case "207 collection" -> LiteralStore.Reply.of("HTTP/1.1 207 Multi-Status\r\nContent-Length: "
+                        + collection.length() + "\r\n\r\n" + collection);
+                case "207 collection after a 100" -> LiteralStore.Reply.of("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 207 Multi-Status"
+                        + "\r\nTransfer-Encoding: chunked\r\n\r\n" + Integer.toHexString(collection.length()) + "\r\n" + collection
+                        + "\r\n0\r\n\r\n");
+                case "207 object" -> LiteralStore.Reply.of("HTTP/1.1 207 Multi-Status\r\nContent-Length: " + object.length()
+                        + "\r\n\r\n" + object);
+                case "closed" -> new LiteralStore.Reply("", true, true);
+                default -> LiteralStore.Reply.of("HTTP/1.1 " + answer + " Whatever\r\nContent-Length: 0\r\n\r\n");
+            };
+        })) {
+            Gateway gateway = gateway(store.port(), StoreKind.WEBDAV);
+            try {
+                assertThat(send(gateway.port(), "DELETE", "/b/dir", 3)).isEqualTo(expected);
+                List<String> asked = store.received().stream().map(LiteralStore.Received::requestLine).toList();
+                assertThat(asked.get(0)).startsWith("PROPFIND /b/dir ");
+                assertThat(asked.stream().anyMatch(line -> line.startsWith("DELETE "))).as("DELETE sent, after %s", asked)
+                        .isEqualTo(deleteSent);
             } finally {
                 gateway.close();
             }

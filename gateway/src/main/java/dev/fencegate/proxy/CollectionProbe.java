@@ -1,0 +1,201 @@
+package dev.fencegate.proxy;
+
+import dev.fencegate.http.HeaderNames;
+import dev.fencegate.http.Outcome;
+import dev.fencegate.http.Problem;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+/**
+ * Asks the store, before a DELETE's fence is asked, whether the DELETE's path names a collection.
+ * Servers built on Go's {@code golang.org/x/net/webdav} (Caddy's {@code webdav}, {@code rclone
+ * serve webdav}) ignore {@code Depth} and delete a collection's whole tree on a DELETE of its name
+ * without the final '/': every object under it, each with a fence of its own, where the gateway
+ * checks the fence of that name alone. One {@code PROPFIND} with {@code Depth: 0}, which a WebDAV
+ * store answers with the resource's type, on a connection of its own, closed after the answer.
+ * The DELETE is refused when the answer names a collection; it goes on to its fence when the path
+ * is not there or the store serves no {@code PROPFIND} (nginx without its DAV extension, an S3
+ * store), since such a store deletes no collection at that name. When the store fails, answers
+ * 5xx or does not answer in time, the DELETE is refused: whether it would delete a tree is not
+ * known. The answer cannot go stale through the gateway, which serves no {@code MKCOL}, and a
+ * {@code PUT} makes no collection of an object's name. Runs on the client's event loop.
+ */
+final class CollectionProbe implements StoreListener {
+
+    /** A PROPFIND answer for one resource is a few hundred bytes; a longer one is not read. */
+    static final int MAX_ANSWER_BYTES = 64 * 1024;
+    private static final HttpMethod PROPFIND = HttpMethod.valueOf("PROPFIND");
+    /** DAV's {@code collection} element, under any prefix, as a resource type names it. */
+    private static final Pattern COLLECTION = Pattern.compile("<(?:[A-Za-z_][\\w.-]*:)?collection[\\s/>]");
+
+    private final CompletableFuture<Optional<Problem>> result = new CompletableFuture<>();
+    private final String target;
+    /** The path as the client named it, for the refusals: the store's own path stays the operator's. */
+    private final String shown;
+    private final ByteArrayOutputStream body = new ByteArrayOutputStream();
+    private Channel store;
+    /** The final answer's status; 0 until it came (an interim answer is passed over). */
+    private int status;
+    private ScheduledFuture<?> deadline;
+
+    private CollectionProbe(String target, String shown) {
+        this.target = target;
+        this.shown = shown;
+    }
+
+    /**
+     * Completes, on {@code loop}, with the refusal of the DELETE of {@code target} (the path the
+     * store gets; {@code shown}, the client's), or with nothing when the store deletes no
+     * collection there. {@code request}: the DELETE's headers, with the Host the store gets; its
+     * {@code Authorization} goes along.
+     */
+    static CompletableFuture<Optional<Problem>> ask(StoreConnections connections, EventLoop loop, String target, String shown,
+                                                    HttpHeaders request, long timeoutMillis) {
+        CollectionProbe probe = new CollectionProbe(target, shown);
+        probe.start(connections, loop, request, timeoutMillis);
+        return probe.result;
+    }
+
+    private void start(StoreConnections connections, EventLoop loop, HttpHeaders request, long timeoutMillis) {
+        deadline = loop.schedule(() -> end(refusal(Outcome.STORE_TIMEOUT, "did not say within " + timeoutMillis + " ms")),
+                timeoutMillis, TimeUnit.MILLISECONDS);
+        connections.connect(loop).addListener((ChannelFuture connected) -> {
+            if (!connected.isSuccess()) {
+                end(refusal(Outcome.STORE_UNREACHABLE, "could not be asked: " + connected.cause().getMessage()));
+                return;
+            }
+            store = connected.channel();
+            if (result.isDone()) {
+                // Answered meanwhile (its deadline passed): the connection is not needed.
+                store.close();
+                return;
+            }
+            StoreResponseReceiver receiver = store.pipeline().get(StoreResponseReceiver.class);
+            if (receiver == null) {
+                end(refusal(Outcome.STORE_UNREACHABLE, "could not be asked: the connection closed"));
+                return;
+            }
+            receiver.bind(this);
+            FullHttpRequest propfind = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, PROPFIND, target);
+            for (CharSequence name : new CharSequence[] {HttpHeaderNames.HOST, HttpHeaderNames.AUTHORIZATION}) {
+                String value = request.get(name);
+                if (value != null) {
+                    propfind.headers().set(name, value);
+                }
+            }
+            propfind.headers().set(HeaderNames.DEPTH, "0").setInt(HttpHeaderNames.CONTENT_LENGTH, 0)
+                    .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+            store.writeAndFlush(propfind).addListener(written -> {
+                if (!written.isSuccess()) {
+                    end(refusal(Outcome.STORE_UNREACHABLE, "could not be asked: " + written.cause().getMessage()));
+                }
+            });
+            store.read();
+        });
+    }
+
+    @Override
+    public void onStoreMessage(Object msg) {
+        try {
+            if (result.isDone()) {
+                return;
+            }
+            if (msg instanceof HttpResponse response) {
+                if (response.decoderResult().isFailure()) {
+                    end(refusal(Outcome.STORE_ANSWER_UNREADABLE, "gave an answer that could not be read"));
+                    return;
+                }
+                // An interim answer (100) is followed by the final one; its own end is passed over.
+                status = response.status().code() < 200 ? 0 : response.status().code();
+            }
+            if (msg instanceof HttpContent content && status != 0) {
+                ByteBuf bytes = content.content();
+                if (content.decoderResult().isFailure() || body.size() + bytes.readableBytes() > MAX_ANSWER_BYTES) {
+                    end(refusal(Outcome.STORE_ANSWER_UNREADABLE, "gave an answer that could not be read whole (at most "
+                            + MAX_ANSWER_BYTES + " bytes are)"));
+                    return;
+                }
+                bytes.readBytes(body, bytes.readableBytes());
+                if (content instanceof LastHttpContent) {
+                    end(judged());
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    private Optional<Problem> judged() {
+        if (status >= 500) {
+            return refusal(Outcome.STORE_ANSWER_UNREADABLE, "answered " + status);
+        }
+        if (status == 207 && COLLECTION.matcher(body.toString(StandardCharsets.UTF_8)).find()) {
+            return Optional.of(Problem.of(Outcome.AMBIGUOUS_PATH, "'" + shown + "' is a collection at the store: a DELETE of it"
+                    + " would remove every object under it, each with a fence of its own (a store that ignores Depth does);"
+                    + " delete the objects one by one"));
+        }
+        return Optional.empty();
+    }
+
+    /** The DELETE refused, since the store did not say whether its path is a collection. */
+    private Optional<Problem> refusal(Outcome outcome, String what) {
+        return Optional.of(Problem.of(outcome, "the store " + what + " when asked whether '" + shown
+                + "' is a collection (PROPFIND), which a DELETE of it would remove whole"));
+    }
+
+    @Override
+    public void onStoreReadComplete() {
+        if (!result.isDone() && store != null) {
+            store.read();
+        }
+    }
+
+    @Override
+    public void onStoreWritable() {
+    }
+
+    @Override
+    public void onStoreClosed(Throwable cause) {
+        end(refusal(Outcome.STORE_UNREACHABLE, cause == null ? "closed the connection before its answer ended"
+                : "connection failed (" + cause.getMessage() + ")"));
+    }
+
+    private void end(Optional<Problem> answer) {
+        if (result.isDone()) {
+            return;
+        }
+        deadline.cancel(false);
+        if (store != null) {
+            StoreResponseReceiver receiver = store.pipeline().get(StoreResponseReceiver.class);
+            if (receiver != null) {
+                receiver.unbind();
+            }
+            store.close();
+        }
+        result.complete(answer);
+    }
+}
