@@ -338,6 +338,7 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter {
             record.clientClosed();
         }
         dropHeldBody();
+        fence.onClientClosed();
         forwarding.onClientClosed();
         ctx.fireChannelInactive();
     }

@@ -23,6 +23,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -35,12 +36,16 @@ import java.util.regex.Pattern;
  * without the final '/': every object under it, each with a fence of its own, where the gateway
  * checks the fence of that name alone. One {@code PROPFIND} with {@code Depth: 0}, which a WebDAV
  * store answers with the resource's type, on a connection of its own, closed after the answer.
- * The DELETE is refused when the answer names a collection; it goes on to its fence when the path
- * is not there or the store serves no {@code PROPFIND} (nginx without its DAV extension, an S3
- * store), since such a store deletes no collection at that name. When the store fails, answers
- * 5xx or does not answer in time, the DELETE is refused: whether it would delete a tree is not
- * known. The answer cannot go stale through the gateway, which serves no {@code MKCOL}, and a
- * {@code PUT} makes no collection of an object's name. Runs on the client's event loop.
+ * The DELETE goes on to its fence only when the store says the path is no collection: a 207
+ * whose resource type names none, a 404 (nothing there), or a 405 or 501 (no {@code PROPFIND}
+ * served: nginx without its DAV extension, a store that is not WebDAV, none of which deletes a
+ * collection at that name). Any other answer (a collection, a redirect, a refusal of the
+ * client's credentials, 5xx), a failure or no answer in time refuses the DELETE: whether it would
+ * delete a tree is not known. The probe carries the DELETE's own end-to-end headers (its
+ * credentials, cookies and keys), so a store that authorises the one authorises the other. The
+ * answer cannot go stale through the gateway, which serves no {@code MKCOL}, and a {@code PUT}
+ * makes no collection of an object's name. Runs on the client's event loop; {@link #cancel}
+ * closes its connection when the client goes.
  */
 final class CollectionProbe implements StoreListener {
 
@@ -49,6 +54,11 @@ final class CollectionProbe implements StoreListener {
     private static final HttpMethod PROPFIND = HttpMethod.valueOf("PROPFIND");
     /** DAV's {@code collection} element, under any prefix, as a resource type names it. */
     private static final Pattern COLLECTION = Pattern.compile("<(?:[A-Za-z_][\\w.-]*:)?collection[\\s/>]");
+    /** DAV's {@code resourcetype} property, under any prefix: a 207 without it tells nothing. */
+    private static final Pattern RESOURCE_TYPE = Pattern.compile("<(?:[A-Za-z_][\\w.-]*:)?resourcetype[\\s/>]");
+    /** The DELETE's headers that describe its (absent) body or the DELETE itself, not the client. */
+    private static final List<CharSequence> NOT_COPIED = List.of(HttpHeaderNames.CONTENT_LENGTH, HttpHeaderNames.TRANSFER_ENCODING,
+            HttpHeaderNames.CONTENT_TYPE, HttpHeaderNames.EXPECT, HeaderNames.DEPTH);
 
     private final CompletableFuture<Optional<Problem>> result = new CompletableFuture<>();
     private final String target;
@@ -71,11 +81,21 @@ final class CollectionProbe implements StoreListener {
      * collection there. {@code request}: the DELETE's headers, with the Host the store gets; its
      * {@code Authorization} goes along.
      */
-    static CompletableFuture<Optional<Problem>> ask(StoreConnections connections, EventLoop loop, String target, String shown,
-                                                    HttpHeaders request, long timeoutMillis) {
+    static CollectionProbe ask(StoreConnections connections, EventLoop loop, String target, String shown,
+                               HttpHeaders request, long timeoutMillis) {
         CollectionProbe probe = new CollectionProbe(target, shown);
         probe.start(connections, loop, request, timeoutMillis);
-        return probe.result;
+        return probe;
+    }
+
+    /** The refusal, or nothing when the DELETE may go on to its fence; completed on the loop. */
+    CompletableFuture<Optional<Problem>> answer() {
+        return result;
+    }
+
+    /** The client went: the store's answer is not needed. Call on the loop. */
+    void cancel() {
+        end(refusal(Outcome.CLIENT_CLOSED, "was not heard out: the client closed its connection"));
     }
 
     private void start(StoreConnections connections, EventLoop loop, HttpHeaders request, long timeoutMillis) {
@@ -99,12 +119,9 @@ final class CollectionProbe implements StoreListener {
             }
             receiver.bind(this);
             FullHttpRequest propfind = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, PROPFIND, target);
-            for (CharSequence name : new CharSequence[] {HttpHeaderNames.HOST, HttpHeaderNames.AUTHORIZATION}) {
-                String value = request.get(name);
-                if (value != null) {
-                    propfind.headers().set(name, value);
-                }
-            }
+            propfind.headers().set(request);
+            HopByHop.strip(propfind.headers());
+            NOT_COPIED.forEach(propfind.headers()::remove);
             propfind.headers().set(HeaderNames.DEPTH, "0").setInt(HttpHeaderNames.CONTENT_LENGTH, 0)
                     .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
             store.writeAndFlush(propfind).addListener(written -> {
@@ -150,15 +167,20 @@ final class CollectionProbe implements StoreListener {
     }
 
     private Optional<Problem> judged() {
-        if (status >= 500) {
+        if (status == 404 || status == 405 || status == 501) {
+            return Optional.empty();
+        }
+        if (status != 207) {
             return refusal(Outcome.STORE_ANSWER_UNREADABLE, "answered " + status);
         }
-        if (status == 207 && COLLECTION.matcher(body.toString(StandardCharsets.UTF_8)).find()) {
+        String answer = body.toString(StandardCharsets.UTF_8);
+        if (COLLECTION.matcher(answer).find()) {
             return Optional.of(Problem.of(Outcome.AMBIGUOUS_PATH, "'" + shown + "' is a collection at the store: a DELETE of it"
                     + " would remove every object under it, each with a fence of its own (a store that ignores Depth does);"
                     + " delete the objects one by one"));
         }
-        return Optional.empty();
+        return RESOURCE_TYPE.matcher(answer).find() ? Optional.empty()
+                : refusal(Outcome.STORE_ANSWER_UNREADABLE, "answered 207 without a resource type");
     }
 
     /** The DELETE refused, since the store did not say whether its path is a collection. */

@@ -37,6 +37,8 @@ final class FenceQuestions {
     private final StoreForwarding forwarding;
     /** A DeleteObjects request whose body is being read before the fence is asked. */
     private DeleteObjectsIntake intake;
+    /** The store being asked whether a DELETE's path is a collection, until it has answered. */
+    private CollectionProbe probe;
 
     FenceQuestions(GatewayRuntime runtime, EdgePolicy policy, ChannelHandlerContext ctx, ClientRequestReceiver receiver,
                    StoreForwarding forwarding) {
@@ -61,18 +63,31 @@ final class FenceQuestions {
      */
     void checkNotACollection(FenceClaim claim) {
         receiver.enter(ClientRequestReceiver.State.CHECKING_FENCE);
+        receiver.record().fenceAsked(claim);
         HttpRequest asked = receiver.request();
-        CollectionProbe.ask(runtime.storeConnections(), ctx.channel().eventLoop(), runtime.upstreamPathPrefix() + asked.uri(),
-                asked.uri(), asked.headers(), runtime.upstreamTimeoutMillis()).thenAccept(refusal -> {
-                    if (!receiver.in(ClientRequestReceiver.State.CHECKING_FENCE) || receiver.request() != asked) {
-                        return;
-                    }
-                    if (refusal.isPresent()) {
-                        receiver.refuse(refusal.get());
-                    } else {
-                        check(claim);
-                    }
-                });
+        probe = CollectionProbe.ask(runtime.storeConnections(), ctx.channel().eventLoop(), runtime.upstreamPathPrefix() + asked.uri(),
+                asked.uri(), asked.headers(), runtime.upstreamTimeoutMillis());
+        probe.answer().whenComplete((refusal, failure) -> {
+            probe = null;
+            if (!receiver.in(ClientRequestReceiver.State.CHECKING_FENCE) || receiver.request() != asked) {
+                return;
+            }
+            if (failure != null) {
+                log.error("asking the store whether {} is a collection failed", asked.uri(), failure);
+                receiver.reject(Problem.of(Outcome.STORE_ANSWER_UNREADABLE, "whether the path is a collection is not known: " + failure));
+            } else if (refusal.isPresent()) {
+                receiver.refuse(refusal.get());
+            } else {
+                check(claim);
+            }
+        });
+    }
+
+    /** The client went: a store still being asked about its DELETE's path is not waited for. */
+    void onClientClosed() {
+        if (probe != null) {
+            probe.cancel();
+        }
     }
 
     /**

@@ -144,24 +144,30 @@ class CollectionDeleteIT {
     }
 
     /**
-     * What the store answers the gateway's PROPFIND decides whether the DELETE reaches it: a
-     * collection, or no answer to go by (5xx, a closed connection), refuses it with nothing sent;
-     * an object, or no PROPFIND served (nginx's 405), lets it go on to its fence and the store.
+     * What the store answers the gateway's PROPFIND decides whether the DELETE reaches it: only an
+     * object, nothing there (404) or no PROPFIND served (nginx's 405, 501) lets it go on to its
+     * fence and the store; a collection, or an answer that does not say (a redirect, the client's
+     * credentials refused, 5xx, a 207 without a resource type, a closed connection), refuses it
+     * with nothing sent. The PROPFIND carries the DELETE's credentials and cookies.
      */
     @ParameterizedTest(name = "PROPFIND answered {0}")
     @CsvSource(delimiter = '|', value = {
             "207 collection|400|false", "207 collection after a 100|400|false", "500|502|false", "closed|502|false",
-            "207 object|204|true", "405|204|true", "404|204|true"})
+            "403|502|false", "301|502|false", "207 without a resource type|502|false",
+            "207 object|204|true", "405|204|true", "404|204|true", "501|204|true"})
     void aDeleteReachesTheStoreOnlyWhenItSaysThePathIsNoCollection(String answer, int expected, boolean deleteSent) throws Exception {
         String multistatus = "<?xml version=\"1.0\"?><D:multistatus xmlns:D=\"DAV:\"><D:response><D:href>/b/dir</D:href>"
                 + "<D:propstat><D:prop><D:resourcetype>%s</D:resourcetype></D:prop><D:status>HTTP/1.1 200 OK</D:status>"
                 + "</D:propstat></D:response></D:multistatus>";
         String collection = multistatus.formatted("<D:collection/>");
         String object = multistatus.formatted("");
+        String untyped = object.replace("<D:resourcetype></D:resourcetype>", "<D:getetag>\"1\"</D:getetag>");
+        List<String> propfinds = new java.util.concurrent.CopyOnWriteArrayList<>();
         try (LiteralStore store = new LiteralStore(head -> {
             if (!head.startsWith("PROPFIND ")) {
                 return LiteralStore.Reply.of("HTTP/1.1 204 No Content\r\n\r\n");
             }
+            propfinds.add(head);
             return switch (answer) {
                 case "207 collection" -> LiteralStore.Reply.of("HTTP/1.1 207 Multi-Status\r\nContent-Length: "
                         + collection.length() + "\r\n\r\n" + collection);
@@ -170,13 +176,23 @@ class CollectionDeleteIT {
                         + "\r\n0\r\n\r\n");
                 case "207 object" -> LiteralStore.Reply.of("HTTP/1.1 207 Multi-Status\r\nContent-Length: " + object.length()
                         + "\r\n\r\n" + object);
+                case "207 without a resource type" -> LiteralStore.Reply.of("HTTP/1.1 207 Multi-Status\r\nContent-Length: "
+                        + untyped.length() + "\r\n\r\n" + untyped);
                 case "closed" -> new LiteralStore.Reply("", true, true);
                 default -> LiteralStore.Reply.of("HTTP/1.1 " + answer + " Whatever\r\nContent-Length: 0\r\n\r\n");
             };
         })) {
             Gateway gateway = gateway(store.port(), StoreKind.WEBDAV);
             try {
-                assertThat(send(gateway.port(), "DELETE", "/b/dir", 3)).isEqualTo(expected);
+                int status;
+                try (RawHttp raw = RawHttp.connect(gateway.port())) {
+                    status = RawHttp.status(raw.send("DELETE /b/dir HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 3\r\n"
+                            + "Authorization: Basic dXNlcjpwdw==\r\nCookie: session=s1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                            .readResponse());
+                }
+                assertThat(status).isEqualTo(expected);
+                assertThat(propfinds).hasSize(1);
+                assertThat(propfinds.get(0)).contains("Authorization: Basic dXNlcjpwdw==\r\n", "Cookie: session=s1\r\n", "Depth: 0\r\n");
                 List<String> asked = store.received().stream().map(LiteralStore.Received::requestLine).toList();
                 assertThat(asked.get(0)).startsWith("PROPFIND /b/dir ");
                 assertThat(asked.stream().anyMatch(line -> line.startsWith("DELETE "))).as("DELETE sent, after %s", asked)
