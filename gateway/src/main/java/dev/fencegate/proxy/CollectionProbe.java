@@ -79,7 +79,7 @@ final class CollectionProbe implements StoreListener {
      * Completes, on {@code loop}, with the refusal of the DELETE of {@code target} (the path the
      * store gets; {@code shown}, the client's), or with nothing when the store deletes no
      * collection there. {@code request}: the DELETE's headers, with the Host the store gets; its
-     * {@code Authorization} goes along.
+     * end-to-end ones go along.
      */
     static CollectionProbe ask(StoreConnections connections, EventLoop loop, String target, String shown,
                                HttpHeaders request, long timeoutMillis) {
