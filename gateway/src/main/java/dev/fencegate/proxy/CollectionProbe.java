@@ -56,9 +56,9 @@ final class CollectionProbe implements StoreListener {
     private static final Pattern COLLECTION = Pattern.compile("<(?:[A-Za-z_][\\w.-]*:)?collection[\\s/>]");
     /** DAV's {@code resourcetype} property, under any prefix: a 207 without it tells nothing. */
     private static final Pattern RESOURCE_TYPE = Pattern.compile("<(?:[A-Za-z_][\\w.-]*:)?resourcetype[\\s/>]");
-    /** The DELETE's headers that describe its (absent) body or the DELETE itself, not the client. */
-    private static final List<CharSequence> NOT_COPIED = List.of(HttpHeaderNames.CONTENT_LENGTH, HttpHeaderNames.TRANSFER_ENCODING,
-            HttpHeaderNames.CONTENT_TYPE, HttpHeaderNames.EXPECT, HeaderNames.DEPTH);
+    /** The DELETE's headers that describe its (absent) body, not the client; its Depth and length are set anew. */
+    private static final List<CharSequence> NOT_COPIED = List.of(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderNames.CONTENT_TYPE,
+            HttpHeaderNames.EXPECT);
 
     private final CompletableFuture<Optional<Problem>> result = new CompletableFuture<>();
     private final String target;

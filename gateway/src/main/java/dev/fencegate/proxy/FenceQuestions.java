@@ -67,15 +67,13 @@ final class FenceQuestions {
         HttpRequest asked = receiver.request();
         probe = CollectionProbe.ask(runtime.storeConnections(), ctx.channel().eventLoop(), runtime.upstreamPathPrefix() + asked.uri(),
                 asked.uri(), asked.headers(), runtime.upstreamTimeoutMillis());
-        probe.answer().whenComplete((refusal, failure) -> {
+        // Completed only with an answer: a failure, a deadline or the client's going is a refusal.
+        probe.answer().thenAccept(refusal -> {
             probe = null;
             if (!receiver.in(ClientRequestReceiver.State.CHECKING_FENCE) || receiver.request() != asked) {
                 return;
             }
-            if (failure != null) {
-                log.error("asking the store whether {} is a collection failed", asked.uri(), failure);
-                receiver.reject(Problem.of(Outcome.STORE_ANSWER_UNREADABLE, "whether the path is a collection is not known: " + failure));
-            } else if (refusal.isPresent()) {
+            if (refusal.isPresent()) {
                 receiver.refuse(refusal.get());
             } else {
                 check(claim);
