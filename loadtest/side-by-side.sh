@@ -10,7 +10,8 @@
 # PRIME (seconds of saturation before the first round, both at once, 25; 5 before each later one), CONNECTIONS (per gateway, 32),
 # PORT_BASE (19680: store, then gateway and admin port of A, then of B), DB_HOST (127.0.0.1), DB_PORT (5432),
 # ARGS_A and ARGS_B (more arguments to each gateway's serve command, split at spaces; with one jar given twice,
-# they compare two configurations of one build), JVM_A and JVM_B (more JVM options to each gateway, as ARGS_A and ARGS_B).
+# they compare two configurations of one build), JVM_A and JVM_B (more JVM options to each gateway, as ARGS_A and ARGS_B),
+# LOAD_ARGS (more arguments to every load run, as ARGS_A: --method DELETE, say).
 set -euo pipefail
 
 [[ $# -ge 2 && -f $1 && -f $2 ]] || { echo "usage: $0 A.jar B.jar [workload ...]" >&2; exit 2; }
@@ -79,8 +80,9 @@ source loadtest/lib/fence-metrics.sh
 fence_metrics() { fence_metrics_at "$((port_base + 2 + 2 * $1))"; }  # gateway index
 load() {  # gateway-index workload prefix extra-args...
   java -jar "$loadtest_jar" run --url "http://127.0.0.1:$((port_base + 1 + 2 * $1))" --workload "$2" --prefix "$3" \
-    --connections "$connections" --warmup 1 "${@:4}"
+    --connections "$connections" --warmup 1 "${@:4}" "${load_args[@]}"
 }
+read -ra load_args <<<"${LOAD_ARGS:-}"
 
 echo "A = ${JVM_A:-} ${jars[0]} ${ARGS_A:-}, B = ${JVM_B:-} ${jars[1]} ${ARGS_B:-}; $rate writes/s offered to each, $round s a round; logs in $out"
 # Both at saturation at once, unmeasured: the JIT compiles the path, and for same-token and mixed the

@@ -8,13 +8,15 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
@@ -35,7 +37,10 @@ import java.util.regex.Pattern;
  * serve webdav}) ignore {@code Depth} and delete a collection's whole tree on a DELETE of its name
  * without the final '/': every object under it, each with a fence of its own, where the gateway
  * checks the fence of that name alone. One {@code PROPFIND} with {@code Depth: 0}, which a WebDAV
- * store answers with the resource's type, on a connection of its own, closed after the answer.
+ * store answers with the resource's type, on a kept-alive connection to the store, given back
+ * for the next request once the answer ended cleanly (as an exchange's is) and closed otherwise;
+ * asked again once on a new connection when a kept-alive one closes before any answer (the store
+ * let it go idle meanwhile), as a {@code PROPFIND} changes nothing.
  * The DELETE goes on to its fence only when the store says the path is no collection: a 207
  * whose resource type names none, a 404 (nothing there), or a 405 or 501 (no {@code PROPFIND}
  * served: nginx without its DAV extension, a store that is not WebDAV, none of which deletes a
@@ -60,12 +65,25 @@ final class CollectionProbe implements StoreListener {
     private static final List<CharSequence> NOT_COPIED = List.of(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderNames.CONTENT_TYPE,
             HttpHeaderNames.EXPECT);
 
+    /** What {@link StoreAnswers} needs to know of the request: a PROPFIND (not a HEAD). */
+    private static final HttpRequest PROBE_SHAPE = new DefaultHttpRequest(HttpVersion.HTTP_1_1, PROPFIND, "/");
+
     private final CompletableFuture<Optional<Problem>> result = new CompletableFuture<>();
     private final String target;
     /** The path as the client named it, for the refusals: the store's own path stays the operator's. */
     private final String shown;
     private final ByteArrayOutputStream body = new ByteArrayOutputStream();
     private Channel store;
+    /** Where the store is asked, and with the DELETE's headers: again too, on a new connection. */
+    private StoreConnections connections;
+    private EventLoop loop;
+    private HttpHeaders request;
+    /** The connection was an idle one, which the store may have closed as it was taken. */
+    private boolean reused;
+    /** The request went out whole: only then may the connection carry another. */
+    private boolean sent;
+    /** The final answer's head, once it came. */
+    private HttpResponse answered;
     /** The final answer's status; 0 until it came (an interim answer is passed over). */
     private int status;
     private ScheduledFuture<?> deadline;
@@ -99,9 +117,18 @@ final class CollectionProbe implements StoreListener {
     }
 
     private void start(StoreConnections connections, EventLoop loop, HttpHeaders request, long timeoutMillis) {
+        this.connections = connections;
+        this.loop = loop;
+        this.request = request;
         deadline = loop.schedule(() -> end(refusal(Outcome.STORE_TIMEOUT, "did not say within " + timeoutMillis + " ms")),
                 timeoutMillis, TimeUnit.MILLISECONDS);
-        connections.connect(loop).addListener((ChannelFuture connected) -> {
+        Channel idle = connections.idle();
+        reused = idle != null;
+        ask(reused ? idle.newSucceededFuture() : connections.connect(loop));
+    }
+
+    private void ask(ChannelFuture connection) {
+        connection.addListener((ChannelFuture connected) -> {
             if (!connected.isSuccess()) {
                 end(refusal(Outcome.STORE_UNREACHABLE, "could not be asked: " + connected.cause().getMessage()));
                 return;
@@ -122,11 +149,16 @@ final class CollectionProbe implements StoreListener {
             propfind.headers().set(request);
             HopByHop.strip(propfind.headers());
             NOT_COPIED.forEach(propfind.headers()::remove);
-            propfind.headers().set(HeaderNames.DEPTH, "0").setInt(HttpHeaderNames.CONTENT_LENGTH, 0)
-                    .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+            propfind.headers().set(HeaderNames.DEPTH, "0").setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
+            Channel asked = store;
             store.writeAndFlush(propfind).addListener(written -> {
-                if (!written.isSuccess()) {
-                    end(refusal(Outcome.STORE_UNREACHABLE, "could not be asked: " + written.cause().getMessage()));
+                if (asked != store) {
+                    return; // asked again on another connection meanwhile
+                }
+                if (written.isSuccess()) {
+                    sent = true;
+                } else {
+                    askAgainOrEnd(refusal(Outcome.STORE_UNREACHABLE, "could not be asked: " + written.cause().getMessage()));
                 }
             });
             store.read();
@@ -146,6 +178,7 @@ final class CollectionProbe implements StoreListener {
                 }
                 // An interim answer (100) is followed by the final one; its own end is passed over.
                 status = response.status().code() < 200 ? 0 : response.status().code();
+                answered = status == 0 ? null : response;
             }
             if (msg instanceof HttpContent content && status != 0) {
                 ByteBuf bytes = content.content();
@@ -156,7 +189,7 @@ final class CollectionProbe implements StoreListener {
                 }
                 bytes.readBytes(body, bytes.readableBytes());
                 if (content instanceof LastHttpContent) {
-                    end(judged());
+                    end(judged(), reusable());
                 }
             }
         } catch (IOException e) {
@@ -183,6 +216,16 @@ final class CollectionProbe implements StoreListener {
                 : refusal(Outcome.STORE_ANSWER_UNREADABLE, "answered 207 without a resource type");
     }
 
+    /**
+     * Whether the connection may carry another request: the PROPFIND went out whole, and its
+     * answer ended by its own framing, on a connection the store keeps, with nothing after it.
+     */
+    private boolean reusable() {
+        StoreCodec codec = store.pipeline().get(StoreCodec.class);
+        return sent && HttpUtil.isKeepAlive(answered) && StoreAnswers.endsOnItsOwn(PROBE_SHAPE, answered)
+                && codec != null && !codec.holdsUnusedBytes();
+    }
+
     /** The DELETE refused, since the store did not say whether its path is a collection. */
     private Optional<Problem> refusal(Outcome outcome, String what) {
         return Optional.of(Problem.of(outcome, "the store " + what + " when asked whether '" + shown
@@ -202,11 +245,36 @@ final class CollectionProbe implements StoreListener {
 
     @Override
     public void onStoreClosed(Throwable cause) {
-        end(refusal(Outcome.STORE_UNREACHABLE, cause == null ? "closed the connection before its answer ended"
+        askAgainOrEnd(refusal(Outcome.STORE_UNREACHABLE, cause == null ? "closed the connection before its answer ended"
                 : "connection failed (" + cause.getMessage() + ")"));
     }
 
+    /**
+     * A kept-alive connection the store closed as it was taken, before any answer: the store is
+     * asked again, once, on a new connection. Otherwise the probe ends with {@code refusal}.
+     */
+    private void askAgainOrEnd(Optional<Problem> refusal) {
+        if (!reused || status != 0 || result.isDone()) {
+            end(refusal);
+            return;
+        }
+        StoreResponseReceiver receiver = store.pipeline().get(StoreResponseReceiver.class);
+        if (receiver != null) {
+            receiver.unbind();
+        }
+        store.close();
+        reused = false;
+        sent = false;
+        store = null;
+        ask(connections.connect(loop));
+    }
+
     private void end(Optional<Problem> answer) {
+        end(answer, false);
+    }
+
+    /** Completes the answer; the connection goes back to the idle ones if {@code reusable}, or is closed. */
+    private void end(Optional<Problem> answer, boolean reusable) {
         if (result.isDone()) {
             return;
         }
@@ -216,7 +284,11 @@ final class CollectionProbe implements StoreListener {
             if (receiver != null) {
                 receiver.unbind();
             }
-            store.close();
+            if (reusable) {
+                connections.release(store);
+            } else {
+                store.close();
+            }
         }
         result.complete(answer);
     }

@@ -159,14 +159,20 @@ final class StoreConnections implements AutoCloseable {
 
     /** An open connection on {@code loop}: an idle one if there is one, a new one otherwise. Call on the loop. */
     ChannelFuture acquire(EventLoop loop) {
+        Channel channel = idle();
+        return channel != null ? channel.newSucceededFuture() : connect(loop);
+    }
+
+    /** An idle connection of this loop, still open, taken from the idle ones; null if there is none. Call on the loop. */
+    Channel idle() {
         ArrayDeque<Channel> list = idle.get();
         Channel channel;
         while ((channel = list.pollFirst()) != null) {
             if (channel.isActive()) {
-                return channel.newSucceededFuture();
+                return channel;
             }
         }
-        return connect(loop);
+        return null;
     }
 
     /**

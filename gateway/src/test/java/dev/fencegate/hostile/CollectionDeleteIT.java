@@ -16,6 +16,8 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -197,6 +199,97 @@ class CollectionDeleteIT {
                 assertThat(asked.get(0)).startsWith("PROPFIND /b/dir ");
                 assertThat(asked.stream().anyMatch(line -> line.startsWith("DELETE "))).as("DELETE sent, after %s", asked)
                         .isEqualTo(deleteSent);
+            } finally {
+                gateway.close();
+            }
+        }
+    }
+
+    /**
+     * The PROPFIND goes on a kept-alive connection to the store, as the DELETE after it does: where
+     * its answer ended by its own framing on a connection the store keeps, the three DELETEs of one
+     * client and their three PROPFINDs all go on one store connection, with no connection opened
+     * (nor, over TLS, a handshake) per DELETE. Where the answer does not leave the connection
+     * reusable (the store says it closes it, an HTTP/1.0 answer, one that ends with the
+     * connection), the DELETE goes on another connection, and each DELETE still reaches the store.
+     */
+    @ParameterizedTest(name = "PROPFIND answered {0}")
+    @CsvSource(delimiter = '|', value = {
+            "207 object|true", "207 object, chunked|true", "405|true", "404|true",
+            "405 with Connection: close|false", "405 as HTTP/1.0|false", "207 object, ended by the close|false"})
+    void aDeletesQuestionGoesOnTheStoresKeptAliveConnectionWhenItsAnswerLeavesItReusable(String answer, boolean shared) throws Exception {
+        String object = "<?xml version=\"1.0\"?><D:multistatus xmlns:D=\"DAV:\"><D:response><D:href>/b/x</D:href>"
+                + "<D:propstat><D:prop><D:resourcetype></D:resourcetype></D:prop><D:status>HTTP/1.1 200 OK</D:status>"
+                + "</D:propstat></D:response></D:multistatus>";
+        try (LiteralStore store = new LiteralStore(head -> {
+            if (!head.startsWith("PROPFIND ")) {
+                return LiteralStore.Reply.of("HTTP/1.1 204 No Content\r\n\r\n");
+            }
+            return switch (answer) {
+                case "207 object" -> LiteralStore.Reply.of("HTTP/1.1 207 Multi-Status\r\nContent-Length: " + object.length()
+                        + "\r\n\r\n" + object);
+                case "207 object, chunked" -> LiteralStore.Reply.of("HTTP/1.1 207 Multi-Status\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        + Integer.toHexString(object.length()) + "\r\n" + object + "\r\n0\r\n\r\n");
+                case "405 with Connection: close" -> LiteralStore.Reply.of("HTTP/1.1 405 Not Allowed\r\nConnection: close\r\n"
+                        + "Content-Length: 0\r\n\r\n");
+                case "405 as HTTP/1.0" -> LiteralStore.Reply.of("HTTP/1.0 405 Not Allowed\r\nContent-Length: 0\r\n\r\n");
+                case "207 object, ended by the close" -> new LiteralStore.Reply("HTTP/1.1 207 Multi-Status\r\n\r\n" + object, true, true);
+                default -> LiteralStore.Reply.of("HTTP/1.1 " + answer + " Whatever\r\nContent-Length: 0\r\n\r\n");
+            };
+        })) {
+            Gateway gateway = gateway(store.port(), StoreKind.HTTP);
+            try (RawHttp raw = RawHttp.connect(gateway.port())) {
+                for (int i = 1; i <= 3; i++) {
+                    assertThat(RawHttp.status(raw.send("DELETE /b/x" + i + " HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 3\r\n"
+                            + "Content-Length: 0\r\n\r\n").readResponse())).as("DELETE %d", i).isEqualTo(204);
+                }
+                List<LiteralStore.Received> received = store.received();
+                assertThat(received).extracting(LiteralStore.Received::requestLine).hasSize(6);
+                for (int i = 0; i < 6; i += 2) {
+                    LiteralStore.Received propfind = received.get(i);
+                    LiteralStore.Received delete = received.get(i + 1);
+                    assertThat(propfind.requestLine()).startsWith("PROPFIND ");
+                    assertThat(delete.requestLine()).startsWith("DELETE ");
+                    assertThat(delete.connection() == propfind.connection()).as("the DELETE on its PROPFIND's connection, %s", received)
+                            .isEqualTo(shared);
+                }
+                if (shared) {
+                    assertThat(received).extracting(LiteralStore.Received::connection).as("one store connection for all six")
+                            .containsOnly(received.get(0).connection());
+                }
+            } finally {
+                gateway.close();
+            }
+        }
+    }
+
+    /**
+     * A kept-alive connection the store closes as the PROPFIND goes out on it (the store let it go
+     * idle as it was taken) is not the store's answer: the PROPFIND, which changes nothing, is
+     * sent again once on a new connection, and the DELETE goes on as its answer says.
+     */
+    @Test
+    void aDeletesQuestionLostWithAKeptAliveConnectionIsAskedAgainOnANewOne() throws Exception {
+        AtomicInteger propfinds = new AtomicInteger();
+        try (LiteralStore store = new LiteralStore(head -> {
+            if (!head.startsWith("PROPFIND ")) {
+                return LiteralStore.Reply.of("HTTP/1.1 204 No Content\r\n\r\n");
+            }
+            return propfinds.incrementAndGet() == 2 ? new LiteralStore.Reply("", true, true)
+                    : LiteralStore.Reply.of("HTTP/1.1 405 Not Allowed\r\nContent-Length: 0\r\n\r\n");
+        })) {
+            Gateway gateway = gateway(store.port(), StoreKind.HTTP);
+            try (RawHttp raw = RawHttp.connect(gateway.port())) {
+                for (int i = 1; i <= 2; i++) {
+                    assertThat(RawHttp.status(raw.send("DELETE /b/x" + i + " HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 3\r\n"
+                            + "Content-Length: 0\r\n\r\n").readResponse())).as("DELETE %d", i).isEqualTo(204);
+                }
+                List<LiteralStore.Received> received = store.received();
+                assertThat(received).extracting(LiteralStore.Received::requestLine).containsExactly("PROPFIND /b/x1 HTTP/1.1",
+                        "DELETE /b/x1 HTTP/1.1", "PROPFIND /b/x2 HTTP/1.1", "PROPFIND /b/x2 HTTP/1.1", "DELETE /b/x2 HTTP/1.1");
+                assertThat(received.get(2).connection()).as("the first PROPFIND of /b/x2 on the kept-alive connection")
+                        .isEqualTo(received.get(1).connection());
+                assertThat(received.get(3).connection()).as("asked again on a new connection").isNotEqualTo(received.get(2).connection());
             } finally {
                 gateway.close();
             }
