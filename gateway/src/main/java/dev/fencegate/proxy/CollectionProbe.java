@@ -87,6 +87,8 @@ final class CollectionProbe implements StoreListener {
     /** The final answer's status; 0 until it came (an interim answer is passed over). */
     private int status;
     private ScheduledFuture<?> deadline;
+    /** The probe has its answer, which completes {@link #result} at once or, with the connection given back, in a later task. */
+    private boolean ended;
 
     private CollectionProbe(String target, String shown) {
         this.target = target;
@@ -134,7 +136,7 @@ final class CollectionProbe implements StoreListener {
                 return;
             }
             store = connected.channel();
-            if (result.isDone()) {
+            if (ended) {
                 // Answered meanwhile (its deadline passed): the connection is not needed.
                 store.close();
                 return;
@@ -161,14 +163,17 @@ final class CollectionProbe implements StoreListener {
                     askAgainOrEnd(refusal(Outcome.STORE_UNREACHABLE, "could not be asked: " + written.cause().getMessage()));
                 }
             });
-            store.read();
+            if (asked == store) {
+                // Not asked again meanwhile (a write that failed at once).
+                store.read();
+            }
         });
     }
 
     @Override
     public void onStoreMessage(Object msg) {
         try {
-            if (result.isDone()) {
+            if (ended) {
                 return;
             }
             if (msg instanceof HttpResponse response) {
@@ -234,7 +239,7 @@ final class CollectionProbe implements StoreListener {
 
     @Override
     public void onStoreReadComplete() {
-        if (!result.isDone() && store != null) {
+        if (!ended && store != null) {
             store.read();
         }
     }
@@ -254,7 +259,7 @@ final class CollectionProbe implements StoreListener {
      * asked again, once, on a new connection. Otherwise the probe ends with {@code refusal}.
      */
     private void askAgainOrEnd(Optional<Problem> refusal) {
-        if (!reused || status != 0 || result.isDone()) {
+        if (!reused || status != 0 || ended) {
             end(refusal);
             return;
         }
@@ -273,11 +278,17 @@ final class CollectionProbe implements StoreListener {
         end(answer, false);
     }
 
-    /** Completes the answer; the connection goes back to the idle ones if {@code reusable}, or is closed. */
+    /**
+     * Ends the probe with {@code answer}; the connection goes back to the idle ones if {@code
+     * reusable}, or is closed. A connection given back becomes idle in a task after this read batch
+     * ({@link StoreConnections#release}), and the answer is completed in the task after that, so
+     * the DELETE it lets go on takes that connection, once no byte of this batch can reach it.
+     */
     private void end(Optional<Problem> answer, boolean reusable) {
-        if (result.isDone()) {
+        if (ended) {
             return;
         }
+        ended = true;
         deadline.cancel(false);
         if (store != null) {
             StoreResponseReceiver receiver = store.pipeline().get(StoreResponseReceiver.class);
@@ -286,9 +297,10 @@ final class CollectionProbe implements StoreListener {
             }
             if (reusable) {
                 connections.release(store);
-            } else {
-                store.close();
+                loop.execute(() -> result.complete(answer));
+                return;
             }
+            store.close();
         }
         result.complete(answer);
     }

@@ -248,16 +248,28 @@ final class StoreConnections implements AutoCloseable {
         return store;
     }
 
-    /** Returns a connection whose exchange finished cleanly. Call on its loop. */
+    /**
+     * Returns a connection whose exchange finished cleanly. It becomes idle, to be taken again, in a
+     * task after the read batch that brought its answer: bytes after the answer in that batch (a
+     * further TLS record, which the codec could not yet see when the answer ended) find the
+     * connection bound to nothing, and close it, rather than become the answer of the next request
+     * taken onto it. Call on its loop.
+     */
     void release(Channel channel) {
-        ArrayDeque<Channel> list = idle.get();
-        if (!channel.isActive() || list.size() >= MAX_IDLE_PER_LOOP) {
+        if (!channel.isActive()) {
             channel.close();
             return;
         }
-        list.addFirst(channel);
         // Keep a read pending while idle, so a close by the store is noticed before reuse.
         channel.read();
+        channel.eventLoop().execute(() -> {
+            ArrayDeque<Channel> list = idle.get();
+            if (!channel.isActive() || list.size() >= MAX_IDLE_PER_LOOP) {
+                channel.close();
+                return;
+            }
+            list.addFirst(channel);
+        });
     }
 
     /** Closes the name lookups' sockets. Call once the event loops are shut down. */
