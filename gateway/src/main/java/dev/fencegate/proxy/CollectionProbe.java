@@ -280,9 +280,10 @@ final class CollectionProbe implements StoreListener {
 
     /**
      * Ends the probe with {@code answer}; the connection goes back to the idle ones if {@code
-     * reusable}, or is closed. A connection given back becomes idle in a task after this read batch
-     * ({@link StoreConnections#release}), and the answer is completed in the task after that, so
-     * the DELETE it lets go on takes that connection, once no byte of this batch can reach it.
+     * reusable}, or is closed. The answer of a probe whose connection was given back is completed
+     * in a task after this read, as a connection over TLS becomes idle only then
+     * ({@link StoreConnections#release}): the DELETE it lets go on takes that connection once no
+     * byte of this read can reach it.
      */
     private void end(Optional<Problem> answer, boolean reusable) {
         if (ended) {

@@ -249,11 +249,14 @@ final class StoreConnections implements AutoCloseable {
     }
 
     /**
-     * Returns a connection whose exchange finished cleanly. It becomes idle, to be taken again, in a
-     * task after the read batch that brought its answer: bytes after the answer in that batch (a
-     * further TLS record, which the codec could not yet see when the answer ended) find the
-     * connection bound to nothing, and close it, rather than become the answer of the next request
-     * taken onto it. Call on its loop.
+     * Returns a connection whose exchange finished cleanly. Over TLS it becomes idle, to be taken
+     * again, in a task after the read that brought its answer: TLS records after the answer's in
+     * that read (bytes past its framing, which the codec could not yet see when the answer ended,
+     * since the TLS handler hands on one record at a time) find the connection bound to nothing,
+     * and close it, rather than become the answer of the next request taken onto it in the same
+     * read (a pipelined one). Without TLS a read reaches the codec whole, and bytes past the answer
+     * in it keep the connection from being given back ({@link StoreCodec#holdsUnusedBytes}).
+     * Call on its loop.
      */
     void release(Channel channel) {
         if (!channel.isActive()) {
@@ -262,14 +265,20 @@ final class StoreConnections implements AutoCloseable {
         }
         // Keep a read pending while idle, so a close by the store is noticed before reuse.
         channel.read();
-        channel.eventLoop().execute(() -> {
-            ArrayDeque<Channel> list = idle.get();
-            if (!channel.isActive() || list.size() >= MAX_IDLE_PER_LOOP) {
-                channel.close();
-                return;
-            }
-            list.addFirst(channel);
-        });
+        if (tls) {
+            channel.eventLoop().execute(() -> makeIdle(channel));
+        } else {
+            makeIdle(channel);
+        }
+    }
+
+    private void makeIdle(Channel channel) {
+        ArrayDeque<Channel> list = idle.get();
+        if (!channel.isActive() || list.size() >= MAX_IDLE_PER_LOOP) {
+            channel.close();
+            return;
+        }
+        list.addFirst(channel);
     }
 
     /** Closes the name lookups' sockets. Call once the event loops are shut down. */
