@@ -28,6 +28,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
@@ -296,12 +297,17 @@ final class CollectionProbe implements StoreListener {
             if (receiver != null) {
                 receiver.unbind();
             }
-            if (reusable) {
+            if (!reusable) {
+                store.close();
+            } else {
                 connections.release(store);
-                loop.execute(() -> result.complete(answer));
-                return;
+                try {
+                    loop.execute(() -> result.complete(answer));
+                    return;
+                } catch (RejectedExecutionException shuttingDown) {
+                    // The loop takes no more tasks: answered here, so the DELETE never waits for it.
+                }
             }
-            store.close();
         }
         result.complete(answer);
     }

@@ -30,6 +30,7 @@ import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Optional;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -265,10 +266,14 @@ final class StoreConnections implements AutoCloseable {
         }
         // Keep a read pending while idle, so a close by the store is noticed before reuse.
         channel.read();
-        if (tls) {
-            channel.eventLoop().execute(() -> makeIdle(channel));
-        } else {
+        if (!tls) {
             makeIdle(channel);
+            return;
+        }
+        try {
+            channel.eventLoop().execute(() -> makeIdle(channel));
+        } catch (RejectedExecutionException shuttingDown) {
+            channel.close();
         }
     }
 
