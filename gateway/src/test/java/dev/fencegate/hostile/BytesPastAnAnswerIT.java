@@ -21,24 +21,21 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
-import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
-import javax.net.ssl.KeyManagerFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -136,13 +133,7 @@ class BytesPastAnAnswerIT {
     private void withTlsStore(StoreKind kind, Function<String, List<String>> replies, List<String> received, WithGateway body)
             throws Exception {
         StoreCertificates certificate = StoreCertificates.make(dir, "store", "ip:127.0.0.1");
-        KeyStore keys = KeyStore.getInstance("PKCS12");
-        try (InputStream in = Files.newInputStream(certificate.keystore())) {
-            keys.load(in, StoreCertificates.PASSWORD.toCharArray());
-        }
-        KeyManagerFactory keyManagers = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        keyManagers.init(keys, StoreCertificates.PASSWORD.toCharArray());
-        SslContext tls = SslContextBuilder.forServer(keyManagers).build();
+        SslContext tls = new JdkSslContext(certificate.serverContext(), false, ClientAuth.NONE);
         AtomicInteger connections = new AtomicInteger();
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         try {
