@@ -20,23 +20,24 @@ import javax.sql.DataSource;
  * This instance's rows in {@code fence_inflight}, one statement per operation. What the rows
  * mean and when they are written is decided by {@link dev.fencegate.fence.InstanceFences}. Each
  * row carries a generation so a withdrawal never removes a row that a concurrent write has just
- * renewed.
+ * renewed, nor one written anew since the row it was planned for was removed: every write of a row
+ * takes the next value of one sequence, so no two writes of a row ever share a generation.
  */
 public final class PostgresInflightRegistrations implements RegistrationRows {
 
     /**
-     * This instance's rows for the given resources, lowest token kept, generation bumped; binds the
+     * This instance's rows for the given resources, lowest token kept, a new generation; binds the
      * instance, the row length in seconds, the resources and their minimum tokens. Also the first
      * step of {@link RaiseOrJudge}, where it shares the batch's commit.
      */
     static final String WRITE = """
             INSERT INTO fence_inflight AS i (resource, instance, min_token, until, generation)
-            SELECT r.resource, ?, r.min_token, now() + make_interval(secs => ?), 1
+            SELECT r.resource, ?, r.min_token, now() + make_interval(secs => ?), nextval('fence_inflight_generation')
             FROM unnest(?::text[], ?::bigint[]) AS r(resource, min_token)
             ON CONFLICT (resource, instance) DO UPDATE
                 SET min_token = least(i.min_token, EXCLUDED.min_token),
                     until = greatest(i.until, EXCLUDED.until),
-                    generation = i.generation + 1
+                    generation = nextval('fence_inflight_generation')
             RETURNING resource, min_token, generation""";
     /** Binds the instance, then the resources and the generations they must still have. */
     private static final String WITHDRAW = """

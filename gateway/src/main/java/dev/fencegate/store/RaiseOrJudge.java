@@ -29,7 +29,7 @@ final class RaiseOrJudge {
 
     /**
      * In order: this instance's registrations ({@code fence_inflight} rows, lowest token kept,
-     * generation bumped), in the order given, which is resource order, so no two writers of them
+     * a new generation), in the order given, which is resource order, so no two writers of them
      * wait on each other in a cycle. Then, once those are written (the scalar subquery makes the
      * raise wait for them, so every batch takes its row locks in the same order), the fence of
      * each resource the snapshot shows below a claim is raised, only the highest claim per
@@ -62,7 +62,7 @@ final class RaiseOrJudge {
      */
     private static final String INSERT_REGISTRATIONS = """
             INSERT INTO fence_inflight (resource, instance, min_token, until, generation)
-            SELECT r.resource, ?, r.min_token, now() + make_interval(secs => ?), 1
+            SELECT r.resource, ?, r.min_token, now() + make_interval(secs => ?), nextval('fence_inflight_generation')
             FROM unnest(?::text[], ?::bigint[]) AS r(resource, min_token)
             RETURNING resource, min_token, generation""";
     /**

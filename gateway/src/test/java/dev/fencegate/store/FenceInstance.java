@@ -55,6 +55,8 @@ final class FenceInstance implements AutoCloseable {
     final AtomicReference<Runnable> afterStoreAnswered = new AtomicReference<>();
     /** Run once, on the writing thread, after a row write of its own (a sweep's) committed and before it is recorded. */
     final AtomicReference<Runnable> afterRowsWritten = new AtomicReference<>();
+    /** Run once, on the sweeping thread, after a sweep planned its withdrawals and before its tidy statement runs. */
+    final AtomicReference<Runnable> beforeTidy = new AtomicReference<>();
     final InstanceFences fences;
     /** Told by the test, as the checks would tell it, that the database's clock stepped forward. */
     final ExpiryTrust expiry;
@@ -95,6 +97,10 @@ final class FenceInstance implements AutoCloseable {
 
             @Override
             public void tidy(List<Change> withdrawals, List<Change> narrowings) {
+                Runnable late = beforeTidy.getAndSet(null);
+                if (late != null) {
+                    late.run();
+                }
                 postgresRows.tidy(withdrawals, narrowings);
             }
 

@@ -55,14 +55,16 @@ class InflightRowsTest {
         rows.put(renewed, 3L);
         rows.put(narrowed, 3L);
         rows.put(renewedNarrowed, 3L);
-        mine.write(rows, Duration.ofMinutes(1));
-        // Renewed after the sweep looked: generation 2 now.
+        Map<ResourceKey, Long> seen = new TreeMap<>(Comparator.comparing(ResourceKey::value));
+        mine.write(rows, Duration.ofMinutes(1)).forEach(row -> seen.put(row.resource(), row.generation()));
+        // Renewed after the sweep looked: a later generation now.
         mine.write(Map.of(renewed, 3L), Duration.ofMinutes(1));
         mine.write(Map.of(renewedNarrowed, 3L), Duration.ofMinutes(1));
         new PostgresInflightRegistrations(database.dataSource(), other).write(Map.of(idle, 2L), Duration.ofMinutes(1));
 
-        mine.tidy(List.of(new RegistrationRows.Change(idle, 3, 1), new RegistrationRows.Change(renewed, 3, 1)),
-                List.of(new RegistrationRows.Change(narrowed, 5, 1), new RegistrationRows.Change(renewedNarrowed, 5, 1)));
+        mine.tidy(List.of(new RegistrationRows.Change(idle, 3, seen.get(idle)), new RegistrationRows.Change(renewed, 3, seen.get(renewed))),
+                List.of(new RegistrationRows.Change(narrowed, 5, seen.get(narrowed)),
+                        new RegistrationRows.Change(renewedNarrowed, 5, seen.get(renewedNarrowed))));
 
         assertThat(minTokens(id, batch)).isEqualTo(Map.of(renewed.value(), 3L, narrowed.value(), 5L, renewedNarrowed.value(), 3L));
         assertThat(minTokens(other, batch)).isEqualTo(Map.of(idle.value(), 2L));
