@@ -6,11 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.fencegate.config.GatewayConfig;
 import dev.fencegate.config.ScopeConfig;
 import dev.fencegate.demo.MemoryObjectStore;
-import dev.fencegate.fence.FenceClaim;
-import dev.fencegate.fence.FencingToken;
-import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.store.FenceDatabase;
-import dev.fencegate.store.PostgresFenceStore;
 import dev.fencegate.testing.GatewayHarness;
 import dev.fencegate.testing.NoNettyLeaks;
 import dev.fencegate.testing.TestPostgres;
@@ -18,8 +14,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
-import java.util.Optional;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -131,13 +129,17 @@ class FenceNamingIT {
      * its own, and scopes set during the upgrade start from the fences their objects already have.
      */
     @Test
-    void scopesSetDuringAnUpgradeStartFromTheFencesTheEarlierVersionRecorded() {
+    void scopesSetDuringAnUpgradeStartFromTheFencesTheEarlierVersionRecorded() throws SQLException {
         String schema = TestPostgres.newSchema("upgrade_naming");
         try (FenceDatabase earlier = FenceDatabase.open(TestPostgres.config(schema))) {
             Flyway.configure().dataSource(earlier.dataSource()).locations("classpath:db/migration").schemas(schema)
                     .defaultSchema(schema).createSchemas(true).target("10").load().migrate();
-            new PostgresFenceStore(earlier.dataSource()).admit(new FenceClaim(new ResourceKey("/data/jobs/42/part-0.parquet"),
-                    new FencingToken(7), Optional.empty()));
+            // The fence row as that version wrote it (this version's statements need the schema's later migrations).
+            try (Connection connection = earlier.dataSource().getConnection();
+                 PreparedStatement insert = connection.prepareStatement("INSERT INTO fence (resource, token) VALUES (?, 7)")) {
+                insert.setString(1, "/data/jobs/42/part-0.parquet");
+                insert.executeUpdate();
+            }
         }
         try (GatewayHarness scoped = gateway(schema, JOBS, false)) {
             assertThat(scoped.fenceRow("/data/jobs/42")).isEqualTo(7);
