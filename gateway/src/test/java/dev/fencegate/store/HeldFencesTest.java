@@ -35,6 +35,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -652,6 +653,46 @@ class HeldFencesTest {
 
         assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class);
         assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class);
+    }
+
+    /**
+     * A sweep's withdrawal that runs late, after its row was removed by another instance (as
+     * expired, once a raise gave this one time to hear of it) and written anew by this instance's
+     * next claim. A withdrawal touches a row only while it has the generation the sweep saw;
+     * generations counted per row from 1 repeated, and the withdrawal removed the new row while a
+     * write under it was in flight, so another instance's raise went ahead at once.
+     */
+    @Test
+    void aWithdrawalRunLateDoesNotRemoveTheRowWrittenAnewAfterItsOwnWasRemoved() throws Exception {
+        FenceInstance a = instance(100, true);
+        FenceInstance b = instance(100, true);
+        assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Admitted.class);
+        // A's row expires unrenewed (A cut off, or stopped) and B's raise removes it after its grace;
+        // on a gateway's own session, so unannounced, as if A heard the notice before writing again.
+        try (Connection connection = database.dataSource().getConnection();
+             PreparedStatement delete = connection.prepareStatement("DELETE FROM fence_inflight WHERE instance = ?")) {
+            delete.setObject(1, a.id);
+            delete.executeUpdate();
+        }
+
+        // A's sweep plans the withdrawal of its idle lease but its statement runs late (a pool
+        // starved after the faults, or the renewal statement before it slow): meanwhile A's next
+        // write registers a new row.
+        clock.advance(Duration.ofMillis(1_100));
+        AtomicReference<FenceDecision> inFlight = new AtomicReference<>();
+        a.beforeTidy.set(() -> {
+            try {
+                inFlight.set(a.write(claim(5)));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        a.fences.reconcile();
+
+        assertThat(inFlight.get()).as("A admits its write at 5 on a fresh row").isInstanceOf(FenceDecision.Admitted.class);
+        assertThat(((FenceDecision.Admitted) inFlight.get()).window().closed()).isFalse();
+        assertThat(rows(a)).as("A's new row, with its write at 5 in flight").isEqualTo(1);
+        assertThat(b.write(claim(6))).as("B's raise to 6 while A's write at 5 is in flight").isInstanceOf(FenceDecision.Draining.class);
     }
 
     /**
