@@ -40,6 +40,11 @@ final class StoreRequestSender implements ChannelFutureListener {
     private final boolean appliedBeforeItsEnd;
     /** Where an aws-chunked body's data is whole; null for any other body. */
     private final AwsChunkedData awsData;
+    /**
+     * The request has no body (no chunked coding, no or a zero {@code Content-Length}): its head is
+     * the whole of it, which a store may apply as soon as it has the head, and its end adds no byte.
+     */
+    private final boolean bodiless;
     private Channel store;
     /** The store connection's last handler before its socket: it checks the window as the socket takes each flush. */
     private SocketGate gate;
@@ -50,6 +55,8 @@ final class StoreRequestSender implements ChannelFutureListener {
     private boolean headUnflushed;
     /** The write of the request's end: the connection is reused only once it went out whole. */
     private ChannelFuture requestEnd;
+    /** The write of the request's head: a bodiless request's whole. */
+    private ChannelFuture headWritten;
     /** Body held back behind a full socket; made on the first hold. */
     private HeldChunks held;
 
@@ -65,6 +72,7 @@ final class StoreRequestSender implements ChannelFutureListener {
         this.listener = listener;
         this.appliedBeforeItsEnd = AwsChunkedBodies.declaredBy(request.headers());
         this.awsData = appliedBeforeItsEnd ? AwsChunkedData.declaring(request.headers().get("x-amz-decoded-content-length")) : null;
+        this.bodiless = RequestBodies.none(request);
     }
 
     /** The store connection was acquired, or not. */
@@ -96,7 +104,10 @@ final class StoreRequestSender implements ChannelFutureListener {
         HopByHop.strip(headers);
         // The gateway answered (or will answer) the expectation itself.
         headers.remove(HttpHeaderNames.EXPECT);
-        store.write(new DefaultHttpRequest(HttpVersion.HTTP_1_1, request.method(), target, headers));
+        headWritten = store.write(new DefaultHttpRequest(HttpVersion.HTTP_1_1, request.method(), target, headers));
+        if (bodiless) {
+            unbindOnceWhole(headWritten);
+        }
         headUnflushed = true;
         sentToStore = true;
         store.read();
@@ -121,12 +132,13 @@ final class StoreRequestSender implements ChannelFutureListener {
             held.add(content);
             return;
         }
-        if (window.closed()) {
+        boolean last = content instanceof LastHttpContent;
+        // A bodiless request's end adds no byte to what went out: its head was checked as it left.
+        if (window.closed() && !(last && bodiless && !content.content().isReadable())) {
             content.release();
             expire();
             return;
         }
-        boolean last = content instanceof LastHttpContent;
         if (last && !((LastHttpContent) content).trailingHeaders().isEmpty()) {
             // A request's trailer fields are not passed on: a store that merges them into the header
             // section (Apache's MergeTrailers) would read a Depth, Host or token nobody checked.
@@ -156,7 +168,22 @@ final class StoreRequestSender implements ChannelFutureListener {
     void ended(ChannelFuture written) {
         requestEnd = written;
         requestComplete = true;
+        unbindOnceWhole(written);
         exchange.requestEnded();
+    }
+
+    /**
+     * Once the socket took the last byte of the request, nothing of it is left to check: the
+     * connection's gate lets what follows pass (a TLS store's key update, its renegotiation), where
+     * a closed window would otherwise reset a connection whose store has the request whole, and may
+     * be applying it.
+     */
+    private void unbindOnceWhole(ChannelFuture written) {
+        written.addListener(sent -> {
+            if (sent.isSuccess() && !exchange.finished()) {
+                gate.unbind();
+            }
+        });
     }
 
     /**
@@ -186,9 +213,15 @@ final class StoreRequestSender implements ChannelFutureListener {
      * slow, or renewals failed): the store connection is closed without finishing the request, so
      * the store never applies it, and the outcome is known; unless the body is aws-chunked and
      * anything of the request went out, which a store may apply from what it has (the outcome is
-     * then unknown).
+     * then unknown). Should the request have gone out whole after all (its last byte taken by the
+     * socket before the window closed), the store may apply it, and the outcome is unknown too.
      */
     void expire() {
+        if (wentOutWhole()) {
+            exchange.fail(Outcome.ADMISSION_EXPIRED, "the write's admission expired after the whole request went to the store,"
+                    + " which may apply it", false);
+            return;
+        }
         if (appliedBeforeItsEnd && sentToStore) {
             exchange.fail(Outcome.ADMISSION_EXPIRED, "the write's admission expired before it was fully sent to the store;"
                     + " its body is aws-chunked, which a store may apply from the data it already has", false);
@@ -245,7 +278,16 @@ final class StoreRequestSender implements ChannelFutureListener {
      * it has read it to its end, as {@link #expire} says too.
      */
     boolean notAppliedIfCutNow() {
-        return !sentToStore || !requestComplete && !appliedBeforeItsEnd;
+        return !sentToStore || !requestComplete && !appliedBeforeItsEnd && !wentOutWhole();
+    }
+
+    /**
+     * Whether the socket took the request's last byte: its end's write, or a bodiless request's
+     * head, went out whole. A reset cannot take back what the store then has.
+     */
+    private boolean wentOutWhole() {
+        ChannelFuture last = bodiless ? headWritten : requestEnd;
+        return last != null && last.isSuccess();
     }
 
     /** Whether anything of the request went to the store: from then on, it may apply it. */

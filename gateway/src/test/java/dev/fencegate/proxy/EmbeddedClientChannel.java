@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /** A client connection for handler tests whose event loop can also serve the store connections' Bootstrap. */
@@ -43,6 +44,12 @@ final class EmbeddedClientChannel extends EmbeddedChannel {
 
     /** As {@link #throughGateway(Function)}, the store given {@code upstreamTimeout} to answer (the client 30 s between reads). */
     static EmbeddedChannel throughGateway(Function<FenceClaim, FenceDecision> decide, Duration upstreamTimeout) {
+        return throughGateway(decide, upstreamTimeout, outcomeKnown -> { });
+    }
+
+    /** As {@link #throughGateway(Function, Duration)}, told each admitted write's end as the fence is: whether its outcome is known. */
+    static EmbeddedChannel throughGateway(Function<FenceClaim, FenceDecision> decide, Duration upstreamTimeout,
+                                          Consumer<Boolean> finished) {
         FenceGate gate = new FenceGate() {
             @Override
             public CompletableFuture<FenceDecision> check(FenceClaim claim, Executor answerOn) {
@@ -51,6 +58,7 @@ final class EmbeddedClientChannel extends EmbeddedChannel {
 
             @Override
             public void finished(FenceClaim claim, boolean outcomeKnown) {
+                finished.accept(outcomeKnown);
             }
         };
         GatewayConfig config = new GatewayConfig(new HostPort("127.0.0.1", 0), new HostPort("127.0.0.1", 0),

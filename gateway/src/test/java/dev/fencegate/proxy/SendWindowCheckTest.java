@@ -3,6 +3,7 @@ package dev.fencegate.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencegate.fence.FenceDecision;
+import dev.fencegate.fence.SendWindow;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -114,6 +115,77 @@ class SendWindowCheckTest {
         sentToAFullSocket().takeWhatWasWritten();
 
         assertThat(sentToStore()).startsWith("PUT /jobs/w HTTP/1.1").endsWith("\r\n\r\n0123456789");
+    }
+
+    /**
+     * A bodiless write on a kept-alive store connection goes out as its head alone (its empty end
+     * is read from the client after); the window closes once the store has the head, before that
+     * end comes. The store has the whole request and may apply it: taking the write for one cut
+     * before its end would tell the fence its outcome is known, and the registration would go while
+     * the store could still apply it after a higher token's write. The end adds no byte, so the
+     * exchange goes on and the store's answer is relayed.
+     */
+    @Test
+    void aBodilessWriteWhoseHeadWentOutBeforeItsWindowClosedIsNotTakenForOneCutBeforeItsEnd() {
+        List<Boolean> outcomes = new ArrayList<>();
+        SendWindow closesOnceTheStoreHasTheHead = () -> EmbeddedStoreChannel.OPENED.get().stream()
+                .anyMatch(store -> !store.outboundMessages().isEmpty());
+        EmbeddedChannel client = EmbeddedClientChannel.throughGateway(claim -> new FenceDecision.Admitted(claim, Optional.empty())
+                .within(claim.resource().value().endsWith("/w") ? closesOnceTheStoreHasTheHead : SendWindow.OPEN),
+                Duration.ofSeconds(30), outcomes::add);
+        others.add(client);
+        client.writeInbound(Unpooled.copiedBuffer("PUT /jobs/a HTTP/1.1\r\nHost: store\r\nFencing-Token: 5\r\nContent-Length: 1\r\n\r\nx",
+                StandardCharsets.US_ASCII));
+        client.runPendingTasks();
+        assertThat(sentToStore()).startsWith("PUT /jobs/a").endsWith("x");
+        EmbeddedStoreChannel store = EmbeddedStoreChannel.OPENED.get().get(0);
+        store.writeInbound(Unpooled.copiedBuffer("HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n", StandardCharsets.US_ASCII));
+        client.runPendingTasks();
+        assertThat(answer(client)).startsWith("HTTP/1.1 201");
+
+        client.writeInbound(Unpooled.copiedBuffer("PUT /jobs/w HTTP/1.1\r\nHost: store\r\nFencing-Token: 5\r\nContent-Length: 0\r\n\r\n",
+                StandardCharsets.US_ASCII));
+        client.runPendingTasks();
+        assertThat(EmbeddedStoreChannel.OPENED.get()).as("the kept-alive connection carries it").hasSize(1);
+        assertThat(sentToStore()).startsWith("PUT /jobs/w HTTP/1.1").endsWith("Content-Length: 0\r\n\r\n");
+        assertThat(store.isOpen()).as("the connection is not cut").isTrue();
+        store.writeInbound(Unpooled.copiedBuffer("HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n", StandardCharsets.US_ASCII));
+        client.runPendingTasks();
+
+        assertThat(answer(client)).startsWith("HTTP/1.1 201");
+        assertThat(outcomes).containsExactly(true, true);
+    }
+
+    /**
+     * The whole request went out while the window was open; the window closes while the store works
+     * on it (a raise was heard), and the store's TLS then has the connection send something of its
+     * own (the answer to a key update it asked for, a renegotiation's hello), written from where the
+     * TLS handler sits. Nothing of the request is left to check: it goes out, and the store's
+     * answer is relayed, where the connection would be reset and the write taken for one the store
+     * does not apply.
+     */
+    @Test
+    void whatTlsSendsAfterTheWholeRequestWentOutPassesTheGateAndTheAnswerIsRelayed() {
+        List<Boolean> outcomes = new ArrayList<>();
+        EmbeddedChannel client = EmbeddedClientChannel.throughGateway(
+                claim -> new FenceDecision.Admitted(claim, Optional.empty()).within(closed::get), Duration.ofSeconds(30), outcomes::add);
+        others.add(client);
+        client.writeInbound(Unpooled.copiedBuffer(HEAD + "0123456789", StandardCharsets.US_ASCII));
+        client.runPendingTasks();
+        assertThat(sentToStore()).startsWith("PUT /jobs/w HTTP/1.1").endsWith("\r\n\r\n0123456789");
+        EmbeddedStoreChannel store = EmbeddedStoreChannel.OPENED.get().get(0);
+
+        closed.set(true);
+        byte[] keyUpdate = {23, 3, 3, 0, 1, 0};
+        store.pipeline().context(StoreCodec.class).writeAndFlush(Unpooled.wrappedBuffer(keyUpdate));
+        client.runPendingTasks();
+        assertThat(store.isOpen()).isTrue();
+        assertThat(sentToStore()).isEqualTo(new String(keyUpdate, StandardCharsets.ISO_8859_1));
+        store.writeInbound(Unpooled.copiedBuffer("HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n", StandardCharsets.US_ASCII));
+        client.runPendingTasks();
+
+        assertThat(answer(client)).startsWith("HTTP/1.1 201");
+        assertThat(outcomes).containsExactly(true);
     }
 
     /** The whole request, handed to a store connection whose socket takes none of it yet. */
