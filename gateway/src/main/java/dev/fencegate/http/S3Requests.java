@@ -38,9 +38,9 @@ public final class S3Requests {
      */
     public static Optional<String> unfenceable(String method, String target, String key, boolean renameSource,
                                                Supplier<List<String>> headerNames) {
-        if (renameSource || hasParameter(target, "renameObject")) {
-            return Optional.of("RenameObject removes its source object, whose fence the gateway does not check;"
-                    + " copy it (CopyObject) and delete the source through the gateway instead");
+        Optional<String> rename = renames(target, renameSource);
+        if (rename.isPresent()) {
+            return rename;
         }
         boolean bucket = key.indexOf('/', 1) < 0;
         int query = target.indexOf('?');
@@ -54,6 +54,18 @@ public final class S3Requests {
             return Optional.of("bucket configuration (" + setting.get() + ", set as the bucket is created) can let writes in or"
                     + " lock objects later, under fences the gateway never checks; create the bucket at the store, not through"
                     + " the gateway");
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Why a write is a RenameObject ({@code ?renameObject}, or {@code renameSource}: it carries
+     * {@link #RENAME_SOURCE}), which removes the object that header names; empty for any other.
+     */
+    public static Optional<String> renames(String target, boolean renameSource) {
+        if (renameSource || hasParameter(target, "renameObject")) {
+            return Optional.of("RenameObject removes its source object, whose fence the gateway does not check;"
+                    + " copy it (CopyObject) and delete the source through the gateway instead");
         }
         return Optional.empty();
     }

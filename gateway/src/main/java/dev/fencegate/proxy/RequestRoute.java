@@ -95,6 +95,12 @@ sealed interface RequestRoute {
      */
     List<String> QUERY_OVERRIDES = List.of("_method", "x-http-method-override", "x-http-method", "x-method-override");
 
+    /** SabreDAV's partial update: a PATCH that writes its body into the file in place, at the range it names. */
+    String X_UPDATE_RANGE = "X-Update-Range";
+
+    /** ownCloud's chunked upload: a PUT of one chunk, which the store assembles into another object. */
+    String OC_CHUNKED = "OC-Chunked";
+
     /**
      * The first query parameter that {@link #QUERY_OVERRIDES overrides} the method, named as a
      * framework reads it (percent-decoded, either case, split at '&' or ';'), or null.
@@ -139,11 +145,21 @@ sealed interface RequestRoute {
         if (kind == WriteClassifier.Kind.READ) {
             return new PassThrough();
         }
-        if (head.headers().contains(HttpHeaderNames.CONTENT_RANGE)) {
-            // A store may write a range in place (Apache mod_dav does), not to a temporary object:
-            // the part it received before the gateway cut a refused write would stay applied.
-            return new Answer(Problem.of(Outcome.BAD_REQUEST, head.method() + " with Content-Range is not served: a store that"
+        String inPlace = head.headers().contains(HttpHeaderNames.CONTENT_RANGE) ? "Content-Range"
+                : head.headers().contains(X_UPDATE_RANGE) ? X_UPDATE_RANGE : null;
+        if (inPlace != null) {
+            // A store may write a range in place (Apache mod_dav does with Content-Range, SabreDAV's
+            // partial updates with X-Update-Range), not to a temporary object: the part it received
+            // before the gateway cut a refused write would stay applied.
+            return new Answer(Problem.of(Outcome.BAD_REQUEST, head.method() + " with " + inPlace + " is not served: a store that"
                     + " writes a range in place keeps what it received before a write is cut; send the whole object"), false);
+        }
+        if (head.headers().contains(OC_CHUNKED)) {
+            // ownCloud's chunked upload: the store assembles the chunks into an object named by a
+            // prefix of this one's path, whose fence nobody checked.
+            return new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, head.method() + " with " + OC_CHUNKED + " is not served:"
+                    + " the store assembles its chunks into another object than the one the path names; send the whole object"),
+                    false);
         }
         if (head.uri().indexOf('#') >= 0) {
             // A fragment is no part of a request target: a server that drops it (Jetty) would act on
@@ -189,6 +205,14 @@ sealed interface RequestRoute {
                     head.headers().contains(S3Requests.RENAME_SOURCE), () -> List.copyOf(head.headers().names())).or(() -> form);
             if (unfenceable.isPresent()) {
                 return new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, unfenceable.get()), false);
+            }
+        }
+        if (claims.identity() instanceof GenericHttpIdentity) {
+            // A store of unknown kind may be S3, whose RenameObject removes the object its header names.
+            Optional<String> rename = S3Requests.renames(head.uri(), head.headers().contains(S3Requests.RENAME_SOURCE));
+            if (rename.isPresent()) {
+                return new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, rename.get() + " (--store-kind http may front an S3 store)"),
+                        false);
             }
         }
         // Multipart uploads are S3's; to a WebDAV store, uploads and uploadId are a query like any other.

@@ -367,4 +367,54 @@ class RequestRouteTest {
         assertThat(RequestRoute.of(head, POLICY, http)).isEqualTo(new RequestRoute.Fenced(
                 new FenceClaim(new ResourceKey("/data/report"), new FencingToken(3), Optional.empty())));
     }
+
+    /**
+     * A store of unknown kind may be S3, whose RenameObject removes the object its
+     * {@code x-amz-rename-source} names, unfenced: under {@code http} it is refused as under the S3
+     * kinds, in either spelling.
+     */
+    @Test
+    void underHttpARenameObjectIsRefused() {
+        ClaimRules http = new ClaimRules(new GenericHttpIdentity(), ResourceScopes.perObject(), Optional.empty());
+        for (String[] request : new String[][] {{"/data/new?renameObject"}, {"/data/new?rename%4Fbject="},
+                {"/data/new", "x-amz-rename-source", "/data/victim"}, {"/data/new", "X-Amz-Rename-Source", "/data/victim"}}) {
+            HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT, request[0]);
+            head.headers().set("Host", "store.internal").set("Fencing-Token", "3");
+            if (request.length > 1) {
+                head.headers().set(request[1], request[2]);
+            }
+            assertThat(RequestRoute.of(head, POLICY, http)).as(String.join(" ", request))
+                    .isInstanceOfSatisfying(RequestRoute.Answer.class,
+                            answer -> assertThat(answer.problem().outcome()).isEqualTo(Outcome.UNFENCEABLE_WRITE));
+        }
+        HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT, "/data/new?renameObjects=1");
+        head.headers().set("Host", "store.internal").set("Fencing-Token", "3");
+        assertThat(RequestRoute.of(head, POLICY, http)).isEqualTo(new RequestRoute.Fenced(
+                new FenceClaim(new ResourceKey("/data/new"), new FencingToken(3), Optional.empty())));
+    }
+
+    /**
+     * A write the store would apply in place, range by range (SabreDAV's {@code X-Update-Range}),
+     * keeps what it received of a write the gateway cut; a chunk of ownCloud's chunked upload
+     * ({@code OC-Chunked}) is assembled into another object than the one its path names. Neither is
+     * forwarded, under any kind; a read with either passes.
+     */
+    @Test
+    void writesAStoreAppliesInPlaceOrAssemblesIntoAnotherObjectAreRefused() {
+        String[][] refused = {
+                {"PATCH", "/data/file", "X-Update-Range", "append"}, {"PATCH", "/data/file", "x-update-range", "bytes=0-3"},
+                {"PUT", "/data/file-chunking-123-2-0", "OC-Chunked", "1"}, {"PUT", "/data/file-chunking-123-2-1", "oc-chunked", "1"}};
+        for (ClaimRules rules : List.of(new ClaimRules(new GenericHttpIdentity(), ResourceScopes.perObject(), Optional.empty()),
+                new ClaimRules(new WebDavIdentity(), ResourceScopes.perObject(), Optional.empty()))) {
+            for (String[] request : refused) {
+                HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(request[0]), request[1]);
+                head.headers().set("Host", "store.internal").set("Fencing-Token", "3").set(request[2], request[3]);
+                assertThat(RequestRoute.of(head, POLICY, rules)).as(String.join(" ", request))
+                        .isInstanceOf(RequestRoute.Answer.class);
+            }
+        }
+        assertThat(route(new String[] {"PUT", "/bucket/key", "OC-Chunked", "1"})).isInstanceOf(RequestRoute.Answer.class);
+        assertThat(route(new String[] {"GET", "/bucket/key", "X-Update-Range", "append"})).as("reads pass through")
+                .isNotInstanceOf(RequestRoute.Answer.class);
+    }
 }
