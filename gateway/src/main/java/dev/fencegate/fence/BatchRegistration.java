@@ -20,18 +20,18 @@ public final class BatchRegistration {
     private final boolean rowsUnknown;
     private final List<InstanceFences.Covered> coveredBefore;
     private final long startedNanos;
-    private final long listenerDropsAtStart;
+    private final long listenerTurnsAtStart;
     private List<InstanceFences.Covered> covered;
 
     BatchRegistration(InstanceFences fences, List<FenceClaim> claims, Map<ResourceKey, Long> minTokens, boolean rowsUnknown,
-                      List<InstanceFences.Covered> coveredBefore, long startedNanos, long listenerDropsAtStart) {
+                      List<InstanceFences.Covered> coveredBefore, long startedNanos, long listenerTurnsAtStart) {
         this.fences = fences;
         this.claims = claims;
         this.minTokens = minTokens;
         this.rowsUnknown = rowsUnknown;
         this.coveredBefore = coveredBefore;
         this.startedNanos = startedNanos;
-        this.listenerDropsAtStart = listenerDropsAtStart;
+        this.listenerTurnsAtStart = listenerTurnsAtStart;
     }
 
     /** The lowest token to register per resource, in resource order; empty when every claim is covered. */
@@ -61,7 +61,7 @@ public final class BatchRegistration {
 
     /** The rows are committed and visible to every instance. Call before reading their claims' fences. */
     public void written(List<RegistrationRows.Written> rows) {
-        covered = fences.registered(claims, rows, startedNanos, listenerDropsAtStart, coveredBefore);
+        covered = fences.registered(claims, rows, startedNanos, listenerTurnsAtStart, coveredBefore);
     }
 
     /**

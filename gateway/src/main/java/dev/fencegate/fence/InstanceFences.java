@@ -148,7 +148,8 @@ public final class InstanceFences {
     /**
      * What {@code claims} need registered before their fences are read, so that other instances
      * see this one may send writes to each claim's resource from the claim's token up: rows only
-     * where the leases held do not cover it with send time left. A claim already covered gets its
+     * where the leases held do not cover it with send time left, or the listener has not confirmed
+     * lately that it hears. A claim already covered gets its
      * hold slot now, before any read of its fence. Called after {@link #enter}. Never blocks.
      */
     BatchRegistration register(List<FenceClaim> claims) {
@@ -156,25 +157,29 @@ public final class InstanceFences {
         Map<ResourceKey, Long> needed = new TreeMap<>(Comparator.comparing(ResourceKey::value));
         List<Covered> before = new ArrayList<>(claims.size());
         boolean rowsUnknown = true;
-        long drops;
+        long turns;
         synchronized (lock) {
-            drops = listener.drops();
+            turns = listener.turns();
+            // A lease covers a claim without a row write only while the listener confirms that it
+            // hears: one gone silent (no FIN, no RST) is lost only at its socket timeout, and a row
+            // deleted by hand meanwhile went unheard; the claim's upsert writes it again.
+            boolean hearing = listener.fresh(now);
             for (FenceClaim claim : claims) {
                 Lease lease = leases.get(claim.resource());
-                if (lease == null || !lease.covers(claim.token().value()) || lease.sendByNanos() - now <= timing.minSendNanos()) {
+                if (lease == null || !lease.covers(claim.token().value()) || lease.sendByNanos() - now <= timing.minSendNanos()
+                        || !hearing) {
                     needed.merge(claim.resource(), claim.token().value(), Math::min);
                     rowsUnknown &= lease == null;
                 }
             }
-            boolean holding = listener.fresh(now);
             for (FenceClaim claim : claims) {
                 Lease lease = leases.get(claim.resource());
                 boolean covered = !needed.containsKey(claim.resource());
-                HeldFences.Slot slot = covered && holding ? held.slot(claim.resource()) : null;
+                HeldFences.Slot slot = covered ? held.slot(claim.resource()) : null;
                 before.add(covered ? new Covered(lease, lease.epoch(), slot) : null);
             }
         }
-        return new BatchRegistration(this, claims, needed, rowsUnknown, before, now, drops);
+        return new BatchRegistration(this, claims, needed, rowsUnknown, before, now, turns);
     }
 
     /**
@@ -184,9 +189,9 @@ public final class InstanceFences {
      * row was written covers nothing: the claim registers again.
      */
     List<Covered> registered(List<FenceClaim> claims, List<RegistrationRows.Written> written, long startedNanos,
-                             long dropsAtStart, List<Covered> before) {
+                             long turnsAtStart, List<Covered> before) {
         if (!written.isEmpty()) {
-            recordWritten(written, startedNanos, dropsAtStart, Set.of());
+            recordWritten(written, startedNanos, turnsAtStart, Set.of());
         }
         List<Covered> covered = new ArrayList<>(claims.size());
         synchronized (lock) {
@@ -388,10 +393,24 @@ public final class InstanceFences {
         }
     }
 
-    /** The listener's connection has run LISTEN: a change made from now on is announced to it. */
+    /**
+     * The listener's connection has run LISTEN: a change made from now on is announced to it. One
+     * made before, while nobody here listened, went unheard: a row written meanwhile may have been
+     * deleted by hand, so a lease confirmed since the connection was lost covers nothing more, the
+     * writes admitted under it stop going out, and every claim writes its row again, as after the
+     * loss itself; a row write under way now covers nothing either ({@link ListenerState#turns}).
+     */
     public void listenerListening() {
         synchronized (lock) {
             listener.listening();
+            held.dropAll();
+            leases.values().forEach(lease -> {
+                if (!lease.unconfirmed) {
+                    lease.revokeAll();
+                }
+                lease.unconfirmed = true;
+                lease.learnedOnly = false;
+            });
         }
     }
 
@@ -445,24 +464,24 @@ public final class InstanceFences {
      * instance may have raised meanwhile, so it starts a new lease and ends the hold. A row a change
      * heard from outside since the write started may have undone starts a lease that covers
      * nothing: the claims write the row again; so does one under way when the listener's
-     * connection was lost ({@code dropsAtStart}: such a change went unheard), and one written only
+     * connection was lost ({@code turnsAtStart}: such a change went unheard), and one written only
      * to learn it, a row in doubt ({@code coverNothing}).
      */
     void write(Map<ResourceKey, Long> minTokens, Set<ResourceKey> coverNothing) {
         long started = now();
-        long drops;
+        long turns;
         synchronized (lock) {
-            drops = listener.drops();
+            turns = listener.turns();
         }
-        recordWritten(writeRows(minTokens), started, drops, coverNothing);
+        recordWritten(writeRows(minTokens), started, turns, coverNothing);
     }
 
-    private void recordWritten(List<RegistrationRows.Written> written, long started, long dropsAtStart,
+    private void recordWritten(List<RegistrationRows.Written> written, long started, long turnsAtStart,
                                Set<ResourceKey> coverNothing) {
         long confirmed = now();
         long expires = started + timing.rowNanos();
         synchronized (lock) {
-            boolean unheard = listener.drops() != dropsAtStart;
+            boolean unheard = listener.turns() != turnsAtStart;
             for (RegistrationRows.Written row : written) {
                 Lease lease = leases.get(row.resource());
                 Long changedOutside = outsideChanges.get(row.resource());

@@ -10,15 +10,17 @@ final class ListenerState {
     private boolean confirmed;
     private long losses;
     /**
-     * Times a listening connection was lost, confirmed or not. A row write under way across one may
-     * have been undone meanwhile (a row deleted by hand) with nobody to hear it.
+     * Times a listening connection was lost, confirmed or not, or a new one started listening. A
+     * row write under way across either may have been undone meanwhile (a row deleted by hand) with
+     * nobody to hear it: across a loss, after the loss; across a start, before it.
      */
-    private long drops;
+    private long turns;
     /** The listener's connection has run LISTEN and has not been lost since. */
     private boolean listening;
 
     void listening() {
         listening = true;
+        turns++;
     }
 
     /** Every notice sent before {@code sinceNanos} has been delivered. */
@@ -38,7 +40,7 @@ final class ListenerState {
         boolean wasListening = listening;
         listening = false;
         if (wasListening) {
-            drops++;
+            turns++;
         }
         confirmed = false;
         return wasListening;
@@ -49,9 +51,9 @@ final class ListenerState {
         return losses;
     }
 
-    /** How many times a listening connection was lost, confirmed or not. */
-    long drops() {
-        return drops;
+    /** How many times a listening connection was lost, confirmed or not, or a new one started listening. */
+    long turns() {
+        return turns;
     }
 
     /** Whether the listener confirmed within {@link InstanceFences#LISTENER_FRESH} before {@code now}. */

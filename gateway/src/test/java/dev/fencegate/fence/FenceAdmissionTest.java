@@ -90,6 +90,9 @@ class FenceAdmissionTest {
      */
     @Test
     void aWriteWhoseRowWasChangedByHandWhileItsFenceWasReadIsNotSent() {
+        // Only while the listener confirms that it hears does a lease cover a claim without its row.
+        local.listenerListening();
+        local.listenerConfirmed(System.nanoTime());
         FenceAdmission admission = admission();
         local.enter(claim(3));
         assertThat(admission.attempt(claim(3))).isInstanceOf(FenceDecision.Admitted.class);

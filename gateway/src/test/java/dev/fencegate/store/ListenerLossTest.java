@@ -3,10 +3,13 @@ package dev.fencegate.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.fencegate.config.DatabaseConfig;
 import dev.fencegate.fence.FenceClaim;
 import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.ResourceKey;
+import dev.fencegate.testing.Proxies;
+import dev.fencegate.testing.TcpRelay;
 import dev.fencegate.testing.TestPostgres;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -20,13 +23,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * An instance whose listening connection is lost cannot hear a change made meanwhile (its row
@@ -170,6 +177,107 @@ class ListenerLossTest {
         assertThat(admitted.window().closed()).as("closed by failed attempts to listen again").isFalse();
         a.finish(admitted.claim());
         refuse.set(false);
+    }
+
+    /**
+     * A's listening connection drops, and before it listens again (its pause, or a pool slow to give
+     * it a connection) A's next write writes a row, trusted since the loss came before it. That row
+     * is deleted by hand, its notice heard by nobody of A. Once A listens again its lease covers
+     * nothing until the row is written again: A's next write registers anew, so B's raise to 6
+     * waits for it, where it would find no row of A's and go ahead while A's write at 5, and then
+     * A's writes at 5 from memory, went on.
+     */
+    @Test
+    void aRowWrittenWhileTheListenerWasAwayCoversNoWriteOnceItListensAgain() throws Exception {
+        AtomicReference<CountDownLatch> gate = new AtomicReference<>();
+        CountDownLatch blocked = new CountDownLatch(1);
+        DataSource gated = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    CountDownLatch closed = gate.get();
+                    if (method.getName().equals("getConnection") && closed != null) {
+                        blocked.countDown();
+                        closed.await(10, TimeUnit.SECONDS);
+                    }
+                    return Proxies.invoke(method, database.dataSource(), args);
+                });
+        FenceInstance a = new FenceInstance(database, clock, HeldFencesTest.TIMING, 100, true, gated);
+        instances.add(a);
+        FenceInstance b = instance();
+        a.holdAt(claim(5));
+        b.awaitListener();
+
+        long lossesBefore = a.fences.listenerLosses();
+        CountDownLatch open = new CountDownLatch(1);
+        gate.set(open);
+        sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database()"
+                + " AND pid <> pg_backend_pid() AND query = 'SELECT 1'");
+        await().atMost(Duration.ofSeconds(5)).until(() -> a.fences.listenerLosses() > lossesBefore);
+        assertThat(blocked.await(5, TimeUnit.SECONDS)).as("A's listener waits for a connection").isTrue();
+        // Pool connections killed with the listener's answer their next batches with a lost connection first.
+        FenceDecision meanwhile = a.write(claim(5));
+        for (int retries = 0; meanwhile instanceof FenceDecision.Unavailable && retries < 20; retries++) {
+            Thread.sleep(100);
+            meanwhile = a.write(claim(5));
+        }
+        assertThat(meanwhile).isInstanceOf(FenceDecision.Admitted.class);
+        a.finish(claim(5));
+        assertThat(rowsOf(a)).as("A's row, written while its listener was away").isEqualTo(1);
+        sql("DELETE FROM " + schema + ".fence_inflight WHERE instance = '" + a.id + "'");
+        gate.set(null);
+        open.countDown();
+        a.awaitListener();
+
+        FenceDecision.Admitted underWay = (FenceDecision.Admitted) a.write(claim(5));
+        assertThat(rowsOf(a)).as("A's write registered again").isEqualTo(1);
+        FenceDecision raised = b.write(claim(6));
+        if (raised instanceof FenceDecision.Admitted admitted) {
+            b.finish(admitted.claim());
+        }
+        a.finish(underWay.claim());
+        assertThat(raised).as("B's raise to 6 while A's write at 5 is under way").isInstanceOf(FenceDecision.Draining.class);
+    }
+
+    /**
+     * A's listening connection goes silent (no FIN, no RST), which A can only take for lost at its
+     * socket timeout, and A's row is deleted by hand meanwhile. Once the listener has not
+     * confirmed for a while, A's lease does not cover a claim without its row: the claim's upsert
+     * writes the row again, so B's raise to 6 waits for A's write at 5.
+     */
+    @Test
+    void aClaimIsNotCoveredWithoutItsRowWhileTheListenerHasNotConfirmedLately() throws Exception {
+        DatabaseConfig config = TestPostgres.config(schema);
+        try (TcpRelay relay = TcpRelay.toJdbc(config.url())) {
+            PGSimpleDataSource relayed = new PGSimpleDataSource();
+            relayed.setURL(relay.jdbcUrl(config.url()));
+            relayed.setUser(config.user());
+            relayed.setPassword(config.password());
+            relayed.setSocketTimeout(30);
+            AtomicInteger opened = new AtomicInteger();
+            DataSource firstRelayed = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class},
+                    (proxy, method, args) -> method.getName().equals("getConnection") && opened.getAndIncrement() == 0
+                            ? relayed.getConnection() : Proxies.invoke(method, database.dataSource(), args));
+            FenceInstance a = new FenceInstance(database, clock, HeldFencesTest.TIMING, 100, true, firstRelayed);
+            instances.add(a);
+            FenceInstance b = instance();
+            a.holdAt(claim(5));
+            b.awaitListener();
+
+            relay.freeze();
+            sql("DELETE FROM " + schema + ".fence_inflight WHERE instance = '" + a.id + "'");
+            clock.advance(Duration.ofMillis(1_100));
+            assertThat(a.fences.hearsRaises()).isFalse();
+            assertThat(a.fences.listenerLosses()).as("silent, not yet lost").isZero();
+
+            FenceDecision.Admitted underWay = (FenceDecision.Admitted) a.write(claim(5));
+            assertThat(rowsOf(a)).as("A's claim wrote its row again").isEqualTo(1);
+            b.readClock();
+            FenceDecision raised = b.write(claim(6));
+            if (raised instanceof FenceDecision.Admitted admitted) {
+                b.finish(admitted.claim());
+            }
+            a.finish(underWay.claim());
+            assertThat(raised).as("B's raise to 6 while A's write at 5 is under way").isInstanceOf(FenceDecision.Draining.class);
+        }
     }
 
     private static long rowsOf(FenceInstance instance) throws SQLException {
