@@ -427,16 +427,21 @@ public final class InstanceFences {
      * nobody here heard of), so no lease covers a new claim until its row is written again, and
      * when a listening connection was lost, every write admitted here so far stops going out, and
      * a row write under way then covers nothing: a raise finds only the instances whose rows it
-     * can see. Called again for every attempt to listen that fails, which changes nothing more.
+     * can see. Called again for every attempt to listen that fails, which changes nothing more:
+     * the leases confirmed meanwhile are left for {@link #listenerListening} to end.
      */
     public void listenerLost() {
         synchronized (lock) {
             boolean wasListening = listener.lost();
             held.dropAll();
+            if (!wasListening) {
+                // A failed attempt to listen: leases confirmed since the loss stay as they are (none
+                // covers a claim without its row until the listener confirms), so that the listen
+                // that follows finds them and stops the writes admitted under them.
+                return;
+            }
             leases.values().forEach(lease -> {
-                if (wasListening) {
-                    lease.revokeAll();
-                }
+                lease.revokeAll();
                 lease.unconfirmed = true;
                 lease.learnedOnly = false;
             });

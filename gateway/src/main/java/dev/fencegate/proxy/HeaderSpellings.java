@@ -2,8 +2,9 @@ package dev.fencegate.proxy;
 
 /**
  * Header names as the servers behind a proxy may read them: without regard to case, and with an
- * underscore taken for a hyphen, as servers do that pass headers on as CGI-style variables
- * ({@code X_Original_URL} and {@code X-Original-URL} are both {@code HTTP_X_ORIGINAL_URL} there).
+ * underscore or a dot taken for a hyphen, as servers do that pass headers on as CGI-style variables
+ * ({@code X_Original_URL} and {@code X-Original-URL} are both {@code HTTP_X_ORIGINAL_URL} there, and
+ * PHP turns a dot in a variable's name into an underscore, so {@code X.Original.URL} is too).
  */
 final class HeaderSpellings {
 
@@ -17,7 +18,7 @@ final class HeaderSpellings {
         }
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
-            char read = c == '_' ? '-' : c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
+            char read = c == '_' || c == '.' ? '-' : c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
             if (read != lowerCase.charAt(i)) {
                 return false;
             }

@@ -78,10 +78,15 @@ sealed interface RequestRoute {
 
     /** The first header that {@link #OVERRIDES overrides} the method or path, as the client spelt it, or null. */
     private static String overrideIn(HttpRequest head) {
+        return firstOf(head, OVERRIDES);
+    }
+
+    /** The first header of {@code head} that {@link HeaderSpellings spells} one of {@code names}, as the client spelt it, or null. */
+    private static String firstOf(HttpRequest head, List<String> names) {
         for (Iterator<Map.Entry<CharSequence, CharSequence>> it = head.headers().iteratorCharSequence(); it.hasNext(); ) {
             CharSequence name = it.next().getKey();
-            for (String override : OVERRIDES) {
-                if (HeaderSpellings.sameName(name, override)) {
+            for (String lowerCase : names) {
+                if (HeaderSpellings.sameName(name, lowerCase)) {
                     return name.toString();
                 }
             }
@@ -95,11 +100,15 @@ sealed interface RequestRoute {
      */
     List<String> QUERY_OVERRIDES = List.of("_method", "x-http-method-override", "x-http-method", "x-method-override");
 
-    /** SabreDAV's partial update: a PATCH that writes its body into the file in place, at the range it names. */
-    String X_UPDATE_RANGE = "X-Update-Range";
+    /**
+     * Headers that make a store write a range in place: {@code Content-Range} (Apache mod_dav) and
+     * SabreDAV's partial update, a PATCH that writes its body into the file at the range that
+     * {@code X-Update-Range} names.
+     */
+    List<String> IN_PLACE = List.of("content-range", "x-update-range");
 
     /** ownCloud's chunked upload: a PUT of one chunk, which the store assembles into another object. */
-    String OC_CHUNKED = "OC-Chunked";
+    List<String> OC_CHUNKED = List.of("oc-chunked");
 
     /**
      * The first query parameter that {@link #QUERY_OVERRIDES overrides} the method, named as a
@@ -145,8 +154,7 @@ sealed interface RequestRoute {
         if (kind == WriteClassifier.Kind.READ) {
             return new PassThrough();
         }
-        String inPlace = head.headers().contains(HttpHeaderNames.CONTENT_RANGE) ? "Content-Range"
-                : head.headers().contains(X_UPDATE_RANGE) ? X_UPDATE_RANGE : null;
+        String inPlace = firstOf(head, IN_PLACE);
         if (inPlace != null) {
             // A store may write a range in place (Apache mod_dav does with Content-Range, SabreDAV's
             // partial updates with X-Update-Range), not to a temporary object: the part it received
@@ -154,10 +162,11 @@ sealed interface RequestRoute {
             return new Answer(Problem.of(Outcome.BAD_REQUEST, head.method() + " with " + inPlace + " is not served: a store that"
                     + " writes a range in place keeps what it received before a write is cut; send the whole object"), false);
         }
-        if (head.headers().contains(OC_CHUNKED)) {
+        String chunked = firstOf(head, OC_CHUNKED);
+        if (chunked != null) {
             // ownCloud's chunked upload: the store assembles the chunks into an object named by a
             // prefix of this one's path, whose fence nobody checked.
-            return new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, head.method() + " with " + OC_CHUNKED + " is not served:"
+            return new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, head.method() + " with " + chunked + " is not served:"
                     + " the store assembles its chunks into another object than the one the path names; send the whole object"),
                     false);
         }

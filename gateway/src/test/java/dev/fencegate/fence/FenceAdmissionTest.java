@@ -370,6 +370,29 @@ class FenceAdmissionTest {
                 stale -> assertThat(stale.current().token().value()).as("after a refusal that read the fence").isEqualTo(30));
     }
 
+    /**
+     * A write admitted while the listener was away stands on a row nobody of this instance would
+     * hear deleted: it stops going out once the listener listens again, also when attempts to listen
+     * failed in between (a pool slow to give the listener a connection).
+     */
+    @Test
+    void aWriteAdmittedWhileTheListenerWasAwayStopsOnceItListensAgainAfterFailedAttempts() {
+        local.listenerListening();
+        local.listenerConfirmed(System.nanoTime());
+        local.listenerLost();
+        FenceAdmission admission = admission();
+        local.enter(claim(5));
+        FenceDecision.Admitted admitted = (FenceDecision.Admitted) admission.attempt(claim(5));
+        local.listenerLost();
+        local.listenerLost();
+        assertThat(admitted.window().closed()).as("failed attempts to listen change nothing").isFalse();
+
+        local.listenerListening();
+
+        assertThat(admitted.window().closed()).isTrue();
+        local.exit(claim(5));
+    }
+
     /** Lets a test swap the store underneath, as a failover would, and act between judging and settling. */
     private final class DelegatingStore implements FenceStore {
         @Override

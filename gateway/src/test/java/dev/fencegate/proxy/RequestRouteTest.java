@@ -126,9 +126,10 @@ class RequestRouteTest {
 
     @Test
     void aHeaderThatOverridesTheMethodOrPathIsRefusedOnReadsAndWrites() {
-        // An underscore too: servers that pass headers on as CGI-style variables read X_Original_URL as X-Original-URL.
+        // An underscore too: servers that pass headers on as CGI-style variables read X_Original_URL as X-Original-URL;
+        // and a dot, which PHP turns into an underscore there.
         for (String header : new String[] {"X-HTTP-Method-Override", "x-http-method", "X-Method-Override", "X-Original-URL", "x-rewrite-url",
-                "X_HTTP_Method_Override", "x_original_url", "X-Rewrite_URL"}) {
+                "X_HTTP_Method_Override", "x_original_url", "X-Rewrite_URL", "X.HTTP.Method.Override", "X.Original_URL"}) {
             for (HttpMethod method : new HttpMethod[] {HttpMethod.GET, HttpMethod.HEAD, HttpMethod.POST, HttpMethod.PUT}) {
                 RequestRoute route = route(method, "/bucket/key", "Fencing-Token", "7", header, header.contains("URL") ? "/bucket/other" : "DELETE");
                 assertThat(route).as("%s %s", method, header).isInstanceOf(RequestRoute.Answer.class);
@@ -397,13 +398,17 @@ class RequestRouteTest {
      * A write the store would apply in place, range by range (SabreDAV's {@code X-Update-Range}),
      * keeps what it received of a write the gateway cut; a chunk of ownCloud's chunked upload
      * ({@code OC-Chunked}) is assembled into another object than the one its path names. Neither is
-     * forwarded, under any kind; a read with either passes.
+     * forwarded, under any kind, in any spelling PHP reads as the header (an underscore or a dot
+     * for a hyphen); a read with either passes.
      */
     @Test
     void writesAStoreAppliesInPlaceOrAssemblesIntoAnotherObjectAreRefused() {
         String[][] refused = {
                 {"PATCH", "/data/file", "X-Update-Range", "append"}, {"PATCH", "/data/file", "x-update-range", "bytes=0-3"},
-                {"PUT", "/data/file-chunking-123-2-0", "OC-Chunked", "1"}, {"PUT", "/data/file-chunking-123-2-1", "oc-chunked", "1"}};
+                {"PATCH", "/data/file", "X_Update_Range", "append"}, {"PATCH", "/data/file", "X.Update.Range", "append"},
+                {"PUT", "/data/file", "Content_Range", "bytes 0-3/4"}, {"PUT", "/data/file", "Content.Range", "bytes 0-3/4"},
+                {"PUT", "/data/file-chunking-123-2-0", "OC-Chunked", "1"}, {"PUT", "/data/file-chunking-123-2-1", "oc-chunked", "1"},
+                {"PUT", "/data/file-chunking-123-2-0", "OC_Chunked", "1"}, {"PUT", "/data/file-chunking-123-2-1", "OC.Chunked", "1"}};
         for (ClaimRules rules : List.of(new ClaimRules(new GenericHttpIdentity(), ResourceScopes.perObject(), Optional.empty()),
                 new ClaimRules(new WebDavIdentity(), ResourceScopes.perObject(), Optional.empty()))) {
             for (String[] request : refused) {
