@@ -140,13 +140,30 @@ public final class FenceAdmission {
      * that high already; for an operator, and for the regression guard. This instance stops
      * holding the old fence before and after the store's raise (a read under way meanwhile must
      * not bring it back), and the store announces the raise to every instance registered below
-     * it, the only ones that may hold the old fence or still send below the new one.
+     * it, the only ones that may hold the old fence or still send below the new one. A raise whose
+     * answer was lost after it reached the database may have committed, and then nobody was told:
+     * it is asked once more, which finds the fence at the token and announces it as any raise.
      *
      * @throws FenceStoreUnavailableException when the store cannot answer
      */
     public FenceDecision raise(ResourceKey resource, FencingToken token) {
         fences.raised(resource, token.value());
-        FenceDecision decision = store.admit(new FenceClaim(resource, token, Optional.empty()));
+        FenceClaim claim = new FenceClaim(resource, token, Optional.empty());
+        FenceDecision decision;
+        try {
+            decision = store.admit(claim);
+        } catch (FenceStoreUnavailableException lost) {
+            if (!lost.sent()) {
+                throw lost;
+            }
+            try {
+                decision = store.admit(claim);
+            } catch (FenceStoreUnavailableException again) {
+                throw new FenceStoreUnavailableException("the raise reached the database and its answer was lost, so it may"
+                        + " have been applied (" + lost.getMessage() + "); asked again: " + again.getMessage() + "; repeat the raise",
+                        again, true);
+            }
+        }
         if (decision instanceof FenceDecision.Draining draining && draining.expiredHolder()) {
             // As for a write's raise: an instance that died (or lost its row) drains nothing once
             // it has had the grace to hear of the raise; its rows go, or the raise never settles.

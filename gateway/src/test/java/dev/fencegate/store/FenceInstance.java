@@ -157,6 +157,11 @@ final class FenceInstance implements AutoCloseable {
         checker = new FenceChecker(admission, fences, 2, Duration.ofMillis(5), 64, Duration.ofSeconds(2), Duration.ofMillis(100),
                 Duration.ofMillis(100), Optional::empty, () -> "test pool");
         listener = listening ? new InflightListener(listenerSource, fences, memory, id).start() : null;
+        if (listening) {
+            // Starting to listen ends the leases confirmed before it (a row written then could have
+            // been deleted unheard), and the writes admitted under them: tests write once it listens.
+            awaitListener();
+        }
     }
 
     /** Writes at {@code claim} until a write at it is admitted from the held fence. */

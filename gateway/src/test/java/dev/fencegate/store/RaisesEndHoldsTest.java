@@ -3,15 +3,21 @@ package dev.fencegate.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.fencegate.fence.FenceAdmission;
 import dev.fencegate.fence.FenceClaim;
 import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.Holder;
+import dev.fencegate.fence.InstanceFences;
+import dev.fencegate.fence.RememberedFences;
 import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.http.ResourcePaths;
+import dev.fencegate.testing.Proxies;
 import dev.fencegate.testing.TestPostgres;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -19,11 +25,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
+import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -83,6 +92,59 @@ class RaisesEndHoldsTest {
 
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
                 assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class));
+    }
+
+    /**
+     * An admin raise commits and its answer is lost (the connection breaks): nobody was told of it,
+     * and the holder below would go on admitting from memory under a fence that reads higher. It is
+     * asked again, finds the fence at its token and announces it, and the hold ends.
+     */
+    @Test
+    void anAdminRaiseWhoseAnswerWasLostIsAskedAgainAndEndsTheHold() {
+        FenceInstance a = instance();
+        a.holdAt(claim(5));
+        AtomicBoolean armed = new AtomicBoolean(true);
+        UUID other = UUID.randomUUID();
+        DataSource losing = answerLostOnce(database.dataSource(), armed);
+        FenceAdmission raising = new FenceAdmission(new PostgresFenceStore(losing, other),
+                new InstanceFences(new PostgresInflightRegistrations(losing, other), HeldFencesTest.TIMING, clock::now),
+                new RememberedFences(100), regressed -> { });
+
+        FenceDecision raised = raising.raise(key, new FencingToken(6));
+
+        assertThat(armed.get()).as("the first raise's answer was lost").isFalse();
+        assertThat(raised).isInstanceOfAny(FenceDecision.Admitted.class, FenceDecision.Draining.class);
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class));
+    }
+
+    /** Connections whose first fence raise, once {@code armed}, commits and then loses its answer. */
+    private static DataSource answerLostOnce(DataSource real, AtomicBoolean armed) {
+        return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    Object made = Proxies.invoke(method, real, args);
+                    if (!method.getName().equals("getConnection")) {
+                        return made;
+                    }
+                    Connection connection = (Connection) made;
+                    return Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+                            (c, cm, cargs) -> {
+                                Object prepared = Proxies.invoke(cm, connection, cargs);
+                                if (!cm.getName().equals("prepareStatement") || !((String) cargs[0]).contains("INSERT INTO fence")) {
+                                    return prepared;
+                                }
+                                PreparedStatement statement = (PreparedStatement) prepared;
+                                return Proxy.newProxyInstance(PreparedStatement.class.getClassLoader(),
+                                        new Class<?>[] {PreparedStatement.class}, (p, sm, sargs) -> {
+                                            Object done = Proxies.invoke(sm, statement, sargs);
+                                            if (sm.getName().equals("executeQuery") && armed.getAndSet(false)) {
+                                                connection.abort(Runnable::run);
+                                                throw new SQLException("An I/O error occurred while sending to the backend.", "08006");
+                                            }
+                                            return done;
+                                        });
+                            });
+                });
     }
 
     @Test
