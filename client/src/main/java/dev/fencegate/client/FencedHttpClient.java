@@ -25,6 +25,9 @@ public final class FencedHttpClient {
     private record Refused(FenceRefusal refusal, String body) {
     }
 
+    /** The JDK property that has java.net.http send any method again after a connection fails. */
+    static final String RETRY_ALL_METHODS = "jdk.httpclient.enableAllMethodRetry";
+
     private final HttpClient http;
     private final WriteFencing fencing;
     private final NameLookup lookup;
@@ -32,7 +35,9 @@ public final class FencedHttpClient {
     /**
      * @throws IllegalArgumentException when {@code http} follows redirects or answers
      *         authentication challenges: it would send a write again, with its token, without a
-     *         check of the lease, and a redirect to wherever the answer points; or when it has no
+     *         check of the lease, and a redirect to wherever the answer points; when it has an
+     *         executor of its own, whose queue could hold a checked write past the lease; when
+     *         {@value #RETRY_ALL_METHODS} is set, which sends writes again; or when it has no
      *         connect timeout below the lease's margin: a write is checked against the lease
      *         before the client connects, and sent once it has, however long that took
      */
@@ -56,6 +61,15 @@ public final class FencedHttpClient {
         if (http.authenticator().isPresent()) {
             throw new IllegalArgumentException("http: has an Authenticator; a write answered 401 would be sent again"
                     + " without a check of the lease (expected none: put credentials on the request)");
+        }
+        if (http.executor().isPresent()) {
+            throw new IllegalArgumentException("http: has an executor of its own; java.net.http starts each exchange on it,"
+                    + " so a write checked against the lease could wait in its queue, unbounded, and leave after the lease"
+                    + " ran out (expected an HttpClient built without executor(...))");
+        }
+        if (Boolean.parseBoolean(System.getProperty(RETRY_ALL_METHODS))) {
+            throw new IllegalArgumentException(RETRY_ALL_METHODS + " is set: java.net.http would send a PUT, POST or DELETE"
+                    + " again on a new connection, without a check of the lease (expected it unset)");
         }
         this.http = http;
         this.fencing = fencing;

@@ -24,6 +24,11 @@ public record Lease(String name, String holder, long token, Duration ttl) {
             throw new IllegalArgumentException("ttl: " + ttl + " (expected a positive duration of at most " + MAX_TTL.toDays()
                     + " days)");
         }
+        if (ttl.getNano() % 1_000_000 != 0) {
+            // The store counts a grant's time in milliseconds: a part below one would be dropped there
+            // and kept here, so the holder would count the grant as held after the store let it go.
+            throw new IllegalArgumentException("ttl: " + ttl + " (expected whole milliseconds)");
+        }
     }
 
     /**

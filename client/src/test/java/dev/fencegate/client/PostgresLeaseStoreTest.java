@@ -154,6 +154,21 @@ class PostgresLeaseStoreTest extends LeaseStoreContract {
         assertThat(store().acquire(job, "worker-b", LONG)).as("the lease is still free").isPresent();
     }
 
+    /**
+     * The store counts a grant's time in whole milliseconds: a ttl with a part below one would be
+     * shorter there than the holder counts it, so the holder would hold on after the store let a
+     * newer holder in. Refused before any grant.
+     */
+    @Test
+    void aTtlOfPartMillisecondsIsRefusedBeforeAnyGrant() {
+        String job = name();
+        assertThatThrownBy(() -> store().acquire(job, "worker-a", Duration.ofNanos(999_999)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("whole milliseconds");
+        assertThatThrownBy(() -> store().acquire(job, "worker-a", Duration.ofSeconds(30).plusNanos(1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("whole milliseconds");
+        assertThat(store().acquire(job, "worker-b", LONG)).as("the lease is still free").isPresent();
+    }
+
     /** A token at the largest a bigint holds cannot be granted above: the error says so, not only "bigint out of range". */
     @Test
     void aLeaseWhoseTokenIsAtTheLargestSaysItCannotBeGrantedAgain() throws SQLException {

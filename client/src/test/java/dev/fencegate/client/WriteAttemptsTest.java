@@ -18,6 +18,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -111,6 +113,31 @@ class WriteAttemptsTest {
                 .authenticator(new Authenticator() { }).build(), WriteFencing.of(guard)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Authenticator");
         new FencedHttpClient(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build(), WriteFencing.of(guard));
+    }
+
+    /**
+     * java.net.http starts each exchange on the client's executor: with one of its own, a write
+     * checked against the lease could wait in its queue and leave after the lease ran out. With
+     * {@code jdk.httpclient.enableAllMethodRetry} it sends a write again unchecked. Both are refused.
+     */
+    @Test
+    void aClientThatCouldHoldOrRepeatACheckedWriteIsRefused() {
+        ExecutorService own = Executors.newSingleThreadExecutor();
+        try {
+            assertThatThrownBy(() -> new FencedHttpClient(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1))
+                    .executor(own).build(), WriteFencing.of(guard)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("executor");
+        } finally {
+            own.shutdownNow();
+        }
+        System.setProperty(FencedHttpClient.RETRY_ALL_METHODS, "true");
+        try {
+            assertThatThrownBy(() -> new FencedHttpClient(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build(),
+                    WriteFencing.of(guard)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(FencedHttpClient.RETRY_ALL_METHODS);
+        } finally {
+            System.clearProperty(FencedHttpClient.RETRY_ALL_METHODS);
+        }
     }
 
     /**
