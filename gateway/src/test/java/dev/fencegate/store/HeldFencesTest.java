@@ -43,7 +43,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
-import org.postgresql.ds.PGSimpleDataSource;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -368,15 +367,7 @@ class HeldFencesTest {
                 TIMING, System::nanoTime);
         DatabaseConfig config = TestPostgres.config(schema);
         try (TcpRelay relay = TcpRelay.toJdbc(config.url())) {
-            PGSimpleDataSource relayed = new PGSimpleDataSource();
-            relayed.setURL(relay.jdbcUrl(config.url()));
-            relayed.setUser(config.user());
-            relayed.setPassword(config.password());
-            relayed.setSocketTimeout(3);
-            AtomicInteger opened = new AtomicInteger();
-            DataSource firstRelayed = (DataSource) Proxy.newProxyInstance(HeldFencesTest.class.getClassLoader(),
-                    new Class<?>[] {DataSource.class}, (proxy, method, args) -> method.getName().equals("getConnection")
-                            && opened.getAndIncrement() == 0 ? relayed.getConnection() : Proxies.invoke(method, database.dataSource(), args));
+            DataSource firstRelayed = relay.firstConnectionThrough(config, 3, database.dataSource());
             try (InflightListener listener = new InflightListener(firstRelayed, fences, new RememberedFences(100),
                     UUID.randomUUID()).start()) {
                 await().atMost(Duration.ofSeconds(5)).until(fences::hearsRaises);

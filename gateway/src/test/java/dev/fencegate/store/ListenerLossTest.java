@@ -33,7 +33,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * An instance whose listening connection is lost cannot hear a change made meanwhile (its row
@@ -247,16 +246,8 @@ class ListenerLossTest {
     void aClaimIsNotCoveredWithoutItsRowWhileTheListenerHasNotConfirmedLately() throws Exception {
         DatabaseConfig config = TestPostgres.config(schema);
         try (TcpRelay relay = TcpRelay.toJdbc(config.url())) {
-            PGSimpleDataSource relayed = new PGSimpleDataSource();
-            relayed.setURL(relay.jdbcUrl(config.url()));
-            relayed.setUser(config.user());
-            relayed.setPassword(config.password());
-            relayed.setSocketTimeout(30);
-            AtomicInteger opened = new AtomicInteger();
-            DataSource firstRelayed = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class},
-                    (proxy, method, args) -> method.getName().equals("getConnection") && opened.getAndIncrement() == 0
-                            ? relayed.getConnection() : Proxies.invoke(method, database.dataSource(), args));
-            FenceInstance a = new FenceInstance(database, clock, HeldFencesTest.TIMING, 100, true, firstRelayed);
+            FenceInstance a = new FenceInstance(database, clock, HeldFencesTest.TIMING, 100, true,
+                    relay.firstConnectionThrough(config, 30, database.dataSource()));
             instances.add(a);
             FenceInstance b = instance();
             a.holdAt(claim(5));

@@ -1,13 +1,18 @@
 package dev.fencegate.testing;
 
+import dev.fencegate.config.DatabaseConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.lang.reflect.Proxy;
 import java.net.Socket;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * A loopback TCP relay to one target, which a test can cut: a network partition between a
@@ -55,6 +60,23 @@ public final class TcpRelay implements AutoCloseable {
 
     public int port() {
         return server.getLocalPort();
+    }
+
+    /**
+     * A data source whose first connection goes to {@code config}'s database through this relay,
+     * with a socket timeout of {@code socketTimeoutSeconds}, and every later one to {@code rest}: a
+     * listener's connection the test can silence while the pool's go on.
+     */
+    public DataSource firstConnectionThrough(DatabaseConfig config, int socketTimeoutSeconds, DataSource rest) {
+        PGSimpleDataSource relayed = new PGSimpleDataSource();
+        relayed.setURL(jdbcUrl(config.url()));
+        relayed.setUser(config.user());
+        relayed.setPassword(config.password());
+        relayed.setSocketTimeout(socketTimeoutSeconds);
+        AtomicInteger opened = new AtomicInteger();
+        return (DataSource) Proxy.newProxyInstance(TcpRelay.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> method.getName().equals("getConnection") && opened.getAndIncrement() == 0
+                        ? relayed.getConnection() : Proxies.invoke(method, rest, args));
     }
 
     /** Drops every relayed connection; new ones hang unanswered until {@link #restore()}. */
