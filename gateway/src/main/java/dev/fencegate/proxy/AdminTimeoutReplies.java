@@ -27,20 +27,22 @@ final class AdminTimeoutReplies extends ChannelDuplexHandler {
 
     private static final Logger log = LoggerFactory.getLogger(AdminTimeoutReplies.class);
 
-    private boolean answering;
+    /** Requests read and not yet answered: an answer to one pipelined before it does not end a slow raise's wait. */
+    private int unanswered;
+    private boolean timedOut;
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof FullHttpRequest) {
-            answering = true;
+            unanswered++;
         }
         ctx.fireChannelRead(msg);
     }
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof FullHttpResponse) {
-            answering = false;
+        if (msg instanceof FullHttpResponse && unanswered > 0) {
+            unanswered--;
         }
         ctx.write(msg, promise);
     }
@@ -51,8 +53,8 @@ final class AdminTimeoutReplies extends ChannelDuplexHandler {
             ctx.fireUserEventTriggered(event);
             return;
         }
-        if (!answering) {
-            answering = true;
+        if (unanswered == 0 && !timedOut) {
+            timedOut = true;
             FullHttpResponse timeout = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.REQUEST_TIMEOUT,
                     Unpooled.copiedBuffer("request timeout: no complete request in time\n", StandardCharsets.UTF_8));
             timeout.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")

@@ -81,22 +81,7 @@ class AdminServerTest {
     @Test
     void probesAreAnsweredWhileRaisesWaitOnTheFenceStore() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
-        FenceAdmin slow = new FenceAdmin() {
-            @Override
-            public Optional<Fence> read(ResourceKey resource) {
-                return store.read(resource);
-            }
-
-            @Override
-            public FenceDecision raise(ResourceKey resource, FencingToken token) {
-                try {
-                    release.await(10, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                return store.admit(new FenceClaim(resource, token, Optional.empty()));
-            }
-        };
+        FenceAdmin slow = raisesWaitingFor(release);
         try (AdminServer server = AdminServer.start(new HostPort("127.0.0.1", 0), new AdminEndpoints(new Readiness(),
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), slow, AdminAuth.loopbackOnly(), ClaimRules.plain()))) {
             List<CompletableFuture<HttpResponse<String>>> raises = new ArrayList<>();
@@ -119,6 +104,50 @@ class AdminServerTest {
                 assertThat(raise.get(5, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
             }
         }
+    }
+
+    /**
+     * A raise pipelined behind a probe waits on the fence store past the idle timeout: the probe's
+     * answer is not the raise's, so no 408 goes out while the raise is under way (it would commit
+     * after the client was told it timed out), and the raise's own answer comes.
+     */
+    @Test
+    void aSlowRaisePipelinedBehindAProbeGetsItsOwnAnswerNotA408() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        try (AdminServer server = AdminServer.start(new HostPort("127.0.0.1", 0), new AdminEndpoints(new Readiness(),
+                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), raisesWaitingFor(release), AdminAuth.loopbackOnly(),
+                ClaimRules.plain()), new ConnectionBounds(Duration.ofSeconds(1), Duration.ofSeconds(10), 100));
+             RawHttp raw = RawHttp.connect(server.port())) {
+            raw.timeout(10_000);
+            raw.send("GET /livez HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                    + "POST /fences/%2Fb%2Fk?token=7 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+            Thread.sleep(2_500); // past the idle timeout, the raise still waiting on the store
+            release.countDown();
+            String received = raw.readToClose();
+
+            assertThat(received).doesNotContain("408").contains("\"token\":7");
+            assertThat(store.read(new ResourceKey("/b/k")).orElseThrow().token().value()).isEqualTo(7);
+        }
+    }
+
+    /** A fence admin whose raises wait for {@code release} before they reach the store. */
+    private FenceAdmin raisesWaitingFor(CountDownLatch release) {
+        return new FenceAdmin() {
+            @Override
+            public Optional<Fence> read(ResourceKey resource) {
+                return store.read(resource);
+            }
+
+            @Override
+            public FenceDecision raise(ResourceKey resource, FencingToken token) {
+                try {
+                    release.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return store.admit(new FenceClaim(resource, token, Optional.empty()));
+            }
+        };
     }
 
     /** An answer that cannot be made closes the connection: the requests behind it never wait for it. */
