@@ -1,15 +1,19 @@
 package dev.fencegate.client;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -67,13 +71,32 @@ public final class FencedHttpClient {
                     + " so a write checked against the lease could wait in its queue, unbounded, and leave after the lease"
                     + " ran out (expected an HttpClient built without executor(...))");
         }
-        if (Boolean.parseBoolean(System.getProperty(RETRY_ALL_METHODS))) {
+        if (retriesAllMethods()) {
             throw new IllegalArgumentException(RETRY_ALL_METHODS + " is set: java.net.http would send a PUT, POST or DELETE"
                     + " again on a new connection, without a check of the lease (expected it unset)");
         }
         this.http = http;
         this.fencing = fencing;
         this.lookup = lookup;
+    }
+
+    /**
+     * Whether java.net.http sends any method again after a connection fails: as the JDK reads
+     * {@value #RETRY_ALL_METHODS}, from the system properties or else {@code conf/net.properties},
+     * an empty value meaning true.
+     */
+    static boolean retriesAllMethods() {
+        String value = System.getProperty(RETRY_ALL_METHODS);
+        if (value == null) {
+            Properties net = new Properties();
+            try (InputStream in = Files.newInputStream(Path.of(System.getProperty("java.home"), "conf", "net.properties"))) {
+                net.load(in);
+            } catch (IOException | RuntimeException e) {
+                // No such file: the JDK's default, no retry.
+            }
+            value = net.getProperty(RETRY_ALL_METHODS);
+        }
+        return value != null && (value.isEmpty() || Boolean.parseBoolean(value));
     }
 
     public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler) throws IOException, InterruptedException {

@@ -130,11 +130,20 @@ class WriteAttemptsTest {
         } finally {
             own.shutdownNow();
         }
-        System.setProperty(FencedHttpClient.RETRY_ALL_METHODS, "true");
+        // An empty value turns it on too, as the JDK reads it.
+        for (String value : new String[] {"true", "", "TRUE"}) {
+            System.setProperty(FencedHttpClient.RETRY_ALL_METHODS, value);
+            try {
+                assertThatThrownBy(() -> new FencedHttpClient(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build(),
+                        WriteFencing.of(guard))).as("'%s'", value)
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(FencedHttpClient.RETRY_ALL_METHODS);
+            } finally {
+                System.clearProperty(FencedHttpClient.RETRY_ALL_METHODS);
+            }
+        }
+        System.setProperty(FencedHttpClient.RETRY_ALL_METHODS, "false");
         try {
-            assertThatThrownBy(() -> new FencedHttpClient(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build(),
-                    WriteFencing.of(guard)))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(FencedHttpClient.RETRY_ALL_METHODS);
+            new FencedHttpClient(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build(), WriteFencing.of(guard));
         } finally {
             System.clearProperty(FencedHttpClient.RETRY_ALL_METHODS);
         }

@@ -140,9 +140,10 @@ public final class FenceAdmission {
      * that high already; for an operator, and for the regression guard. This instance stops
      * holding the old fence before and after the store's raise (a read under way meanwhile must
      * not bring it back), and the store announces the raise to every instance registered below
-     * it, the only ones that may hold the old fence or still send below the new one. A raise whose
-     * answer was lost after it reached the database may have committed, and then nobody was told:
-     * it is asked once more, which finds the fence at the token and announces it as any raise.
+     * it, the only ones that may hold the old fence or still send below the new one. A raise that
+     * failed may have committed all the same (its answer, or the read after its commit, was lost),
+     * and then nobody was told: it is asked once more, which finds the fence at the token and
+     * announces it as any raise.
      *
      * @throws FenceStoreUnavailableException when the store cannot answer
      */
@@ -152,16 +153,16 @@ public final class FenceAdmission {
         FenceDecision decision;
         try {
             decision = store.admit(claim);
-        } catch (FenceStoreUnavailableException lost) {
-            if (!lost.sent()) {
-                throw lost;
-            }
+        } catch (FenceStoreUnavailableException failed) {
             try {
                 decision = store.admit(claim);
             } catch (FenceStoreUnavailableException again) {
-                throw new FenceStoreUnavailableException("the raise reached the database and its answer was lost, so it may"
-                        + " have been applied (" + lost.getMessage() + "); asked again: " + again.getMessage() + "; repeat the raise",
-                        again, true);
+                throw new FenceStoreUnavailableException(failed.getMessage() + "; asked again: " + again.getMessage()
+                        + "; the raise may have been applied all the same: repeat it", again);
+            }
+            if (decision instanceof FenceDecision.Admitted admitted) {
+                // The fence it found may be the one the first asking wrote: what that replaced is not known here.
+                decision = new FenceDecision.Admitted(admitted.claim(), Optional.empty());
             }
         }
         if (decision instanceof FenceDecision.Draining draining && draining.expiredHolder()) {

@@ -151,10 +151,8 @@ public final class PostgresFenceStore implements FenceStore {
             askOthersToRelease(connection, decisions);
             return decisions;
         } catch (SQLException e) {
-            // Sent, perhaps: a raise among the claims may have committed before the answer was lost.
-            throw new FenceStoreUnavailableException("fences for " + claims.size() + " claim(s), first " + claims.get(0).resource()
-                    + ", could not be checked: " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e,
-                    DatabaseProblem.mayHaveCommitted(e));
+            throw unavailable("fences for " + claims.size() + " claim(s), first " + claims.get(0).resource()
+                    + ", could not be checked", e);
         }
     }
 

@@ -18,6 +18,7 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -37,6 +38,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Every way a fence goes up ends every instance's hold of the old value, the raising instance's
@@ -95,17 +98,20 @@ class RaisesEndHoldsTest {
     }
 
     /**
-     * An admin raise commits and its answer is lost (the connection breaks): nobody was told of it,
-     * and the holder below would go on admitting from memory under a fence that reads higher. It is
-     * asked again, finds the fence at its token and announces it, and the hold ends.
+     * An admin raise commits and its answer is lost (the connection breaks), or the read after its
+     * commit is (the connection is ended before it): nobody was told of it, and the holder below
+     * would go on admitting from memory under a fence that reads higher. It is asked again, finds
+     * the fence at its token and announces it, and the hold ends.
      */
-    @Test
-    void anAdminRaiseWhoseAnswerWasLostIsAskedAgainAndEndsTheHold() {
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void anAdminRaiseWhoseAnswerWasLostIsAskedAgainAndEndsTheHold(boolean readAfterCommitLost) {
         FenceInstance a = instance();
         a.holdAt(claim(5));
         AtomicBoolean armed = new AtomicBoolean(true);
         UUID other = UUID.randomUUID();
-        DataSource losing = answerLostOnce(database.dataSource(), armed);
+        DataSource losing = readAfterCommitLost ? readAfterCommitLostOnce(database.dataSource(), armed)
+                : answerLostOnce(database.dataSource(), armed);
         FenceAdmission raising = new FenceAdmission(new PostgresFenceStore(losing, other),
                 new InstanceFences(new PostgresInflightRegistrations(losing, other), HeldFencesTest.TIMING, clock::now),
                 new RememberedFences(100), regressed -> { });
@@ -116,6 +122,37 @@ class RaisesEndHoldsTest {
         assertThat(raised).isInstanceOfAny(FenceDecision.Admitted.class, FenceDecision.Draining.class);
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
                 assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class));
+    }
+
+    /** Connections whose first fence raise, once {@code armed}, commits and then has its connection ended before the read after it. */
+    private static DataSource readAfterCommitLostOnce(DataSource real, AtomicBoolean armed) {
+        return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    Object made = Proxies.invoke(method, real, args);
+                    if (!method.getName().equals("getConnection")) {
+                        return made;
+                    }
+                    Connection connection = (Connection) made;
+                    AtomicBoolean raised = new AtomicBoolean();
+                    return Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+                            (c, cm, cargs) -> {
+                                if (cm.getName().equals("prepareStatement") && raised.get() && armed.getAndSet(false)) {
+                                    int pid;
+                                    try (Statement own = connection.createStatement();
+                                         ResultSet row = own.executeQuery("SELECT pg_backend_pid()")) {
+                                        row.next();
+                                        pid = row.getInt(1);
+                                    }
+                                    try (Connection killer = real.getConnection(); Statement kill = killer.createStatement()) {
+                                        kill.execute("SELECT pg_terminate_backend(" + pid + ")");
+                                    }
+                                }
+                                if (cm.getName().equals("prepareStatement") && armed.get() && ((String) cargs[0]).contains("INSERT INTO fence")) {
+                                    raised.set(true);
+                                }
+                                return Proxies.invoke(cm, connection, cargs);
+                            });
+                });
     }
 
     /** Connections whose first fence raise, once {@code armed}, commits and then loses its answer. */
