@@ -15,6 +15,7 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.concurrent.Future;
 
 /**
  * The request half of a {@link StoreExchange}: once the store connection is there (it listens
@@ -179,11 +180,18 @@ final class StoreRequestSender implements ChannelFutureListener {
      * be applying it.
      */
     private void unbindOnceWhole(ChannelFuture written) {
-        written.addListener(sent -> {
-            if (sent.isSuccess() && !exchange.finished()) {
-                gate.unbind();
-            }
-        });
+        if (written.isDone()) {
+            // Most writes: the socket took them in the flush itself, and no listener is needed.
+            unbindIfWhole(written);
+        } else {
+            written.addListener(this::unbindIfWhole);
+        }
+    }
+
+    private void unbindIfWhole(Future<?> sent) {
+        if (sent.isSuccess() && !exchange.finished()) {
+            gate.unbind();
+        }
     }
 
     /**

@@ -12,7 +12,6 @@ import dev.fencegate.fence.RememberedFences;
 import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.testing.Proxies;
 import dev.fencegate.testing.TestPostgres;
-import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -260,7 +259,7 @@ class BatchCommitTest {
 
     /** The batch's statement fails with {@code failure}, after it ran ({@code ran}) or instead of running. */
     private static DataSource batchFails(DataSource dataSource, boolean ran, SQLException failure) {
-        return connectionsThrough(dataSource, (connection, m, a) -> {
+        return Proxies.connectionsThrough(dataSource, (connection, m, a) -> {
             Object made = Proxies.invoke(m, connection, a);
             if (!m.getName().equals("prepareStatement") || !((String) a[0]).contains("INSERT INTO fence_inflight")) {
                 return made;
@@ -281,31 +280,12 @@ class BatchCommitTest {
 
     /** Runs {@code beforeJudge} each time a judging read (and nothing else) is prepared. */
     private static DataSource judgesWatched(DataSource dataSource, Runnable beforeJudge) {
-        return connectionsThrough(dataSource, (connection, m, a) -> {
+        return Proxies.connectionsThrough(dataSource, (connection, m, a) -> {
             if (m.getName().equals("prepareStatement") && ((String) a[0]).contains("FROM fence_inflight i")
                     && !((String) a[0]).contains("INSERT")) {
                 beforeJudge.run();
             }
             return Proxies.invoke(m, connection, a);
         });
-    }
-
-    /** A call on a connection, made or bent by a test. */
-    private interface ConnectionCall {
-        Object call(Connection connection, Method method, Object[] args) throws Throwable;
-    }
-
-    /** {@code dataSource}, each call on its connections going through {@code call}. */
-    private static DataSource connectionsThrough(DataSource dataSource, ConnectionCall call) {
-        return (DataSource) Proxy.newProxyInstance(BatchCommitTest.class.getClassLoader(), new Class<?>[] {DataSource.class},
-                (proxy, method, args) -> {
-                    Object result = Proxies.invoke(method, dataSource, args);
-                    if (!method.getName().equals("getConnection")) {
-                        return result;
-                    }
-                    Connection connection = (Connection) result;
-                    return Proxy.newProxyInstance(BatchCommitTest.class.getClassLoader(), new Class<?>[] {Connection.class},
-                            (c, m, a) -> call.call(connection, m, a));
-                });
     }
 }

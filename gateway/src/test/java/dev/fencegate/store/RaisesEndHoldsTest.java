@@ -26,7 +26,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -126,62 +128,43 @@ class RaisesEndHoldsTest {
 
     /** Connections whose first fence raise, once {@code armed}, commits and then has its connection ended before the read after it. */
     private static DataSource readAfterCommitLostOnce(DataSource real, AtomicBoolean armed) {
-        return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
-                (proxy, method, args) -> {
-                    Object made = Proxies.invoke(method, real, args);
-                    if (!method.getName().equals("getConnection")) {
-                        return made;
-                    }
-                    Connection connection = (Connection) made;
-                    AtomicBoolean raised = new AtomicBoolean();
-                    return Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
-                            (c, cm, cargs) -> {
-                                if (cm.getName().equals("prepareStatement") && raised.get() && armed.getAndSet(false)) {
-                                    int pid;
-                                    try (Statement own = connection.createStatement();
-                                         ResultSet row = own.executeQuery("SELECT pg_backend_pid()")) {
-                                        row.next();
-                                        pid = row.getInt(1);
-                                    }
-                                    try (Connection killer = real.getConnection(); Statement kill = killer.createStatement()) {
-                                        kill.execute("SELECT pg_terminate_backend(" + pid + ")");
-                                    }
-                                }
-                                if (cm.getName().equals("prepareStatement") && armed.get() && ((String) cargs[0]).contains("INSERT INTO fence")) {
-                                    raised.set(true);
-                                }
-                                return Proxies.invoke(cm, connection, cargs);
-                            });
-                });
+        Set<Connection> raisedOn = ConcurrentHashMap.newKeySet();
+        return Proxies.connectionsThrough(real, (connection, method, args) -> {
+            if (method.getName().equals("prepareStatement") && raisedOn.contains(connection) && armed.getAndSet(false)) {
+                int pid;
+                try (Statement own = connection.createStatement(); ResultSet row = own.executeQuery("SELECT pg_backend_pid()")) {
+                    row.next();
+                    pid = row.getInt(1);
+                }
+                try (Connection killer = real.getConnection(); Statement kill = killer.createStatement()) {
+                    kill.execute("SELECT pg_terminate_backend(" + pid + ")");
+                }
+            }
+            if (method.getName().equals("prepareStatement") && armed.get() && ((String) args[0]).contains("INSERT INTO fence")) {
+                raisedOn.add(connection);
+            }
+            return Proxies.invoke(method, connection, args);
+        });
     }
 
     /** Connections whose first fence raise, once {@code armed}, commits and then loses its answer. */
     private static DataSource answerLostOnce(DataSource real, AtomicBoolean armed) {
-        return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
-                (proxy, method, args) -> {
-                    Object made = Proxies.invoke(method, real, args);
-                    if (!method.getName().equals("getConnection")) {
-                        return made;
-                    }
-                    Connection connection = (Connection) made;
-                    return Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
-                            (c, cm, cargs) -> {
-                                Object prepared = Proxies.invoke(cm, connection, cargs);
-                                if (!cm.getName().equals("prepareStatement") || !((String) cargs[0]).contains("INSERT INTO fence")) {
-                                    return prepared;
-                                }
-                                PreparedStatement statement = (PreparedStatement) prepared;
-                                return Proxy.newProxyInstance(PreparedStatement.class.getClassLoader(),
-                                        new Class<?>[] {PreparedStatement.class}, (p, sm, sargs) -> {
-                                            Object done = Proxies.invoke(sm, statement, sargs);
-                                            if (sm.getName().equals("executeQuery") && armed.getAndSet(false)) {
-                                                connection.abort(Runnable::run);
-                                                throw new SQLException("An I/O error occurred while sending to the backend.", "08006");
-                                            }
-                                            return done;
-                                        });
-                            });
-                });
+        return Proxies.connectionsThrough(real, (connection, method, args) -> {
+            Object prepared = Proxies.invoke(method, connection, args);
+            if (!method.getName().equals("prepareStatement") || !((String) args[0]).contains("INSERT INTO fence")) {
+                return prepared;
+            }
+            PreparedStatement statement = (PreparedStatement) prepared;
+            return Proxy.newProxyInstance(PreparedStatement.class.getClassLoader(), new Class<?>[] {PreparedStatement.class},
+                    (p, sm, sargs) -> {
+                        Object done = Proxies.invoke(sm, statement, sargs);
+                        if (sm.getName().equals("executeQuery") && armed.getAndSet(false)) {
+                            connection.abort(Runnable::run);
+                            throw new SQLException("An I/O error occurred while sending to the backend.", "08006");
+                        }
+                        return done;
+                    });
+        });
     }
 
     @Test
