@@ -44,6 +44,7 @@ public final class HeldLease implements AutoCloseable {
     }
 
     public static Optional<HeldLease> acquire(LeaseStore store, String name, String holder, LeaseTiming timing, Ticker ticker) {
+        Lease.checkHolder(holder); // before any store grants it
         long sentAt = ticker.nanos();
         long sentAtWall = ticker.wallNanos();
         return store.acquire(name, holder, timing.ttl()).map(lease -> {

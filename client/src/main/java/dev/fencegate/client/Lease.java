@@ -14,9 +14,10 @@ public record Lease(String name, String holder, long token, Duration ttl) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(holder, "holder");
         Objects.requireNonNull(ttl, "ttl");
-        if (name.isEmpty() || holder.isEmpty()) {
-            throw new IllegalArgumentException("lease name and holder: must not be empty");
+        if (name.isEmpty()) {
+            throw new IllegalArgumentException("lease name: must not be empty");
         }
+        checkHolder(holder);
         if (token < 1) {
             throw new IllegalArgumentException("token: " + token + " (expected at least 1)");
         }
@@ -36,4 +37,19 @@ public record Lease(String name, String holder, long token, Duration ttl) {
      * of some 292 years overflows, after the grant would have been made; refused before it.
      */
     public static final Duration MAX_TTL = Duration.ofDays(36_500);
+
+    private static final int MAX_HOLDER_LENGTH = 200;
+
+    /**
+     * Refuses a holder that the {@code Fencing-Holder} header cannot carry as given (1 to 200 visible
+     * ASCII characters): every write would be refused, so it is refused before the grant, which
+     * would otherwise keep the lease from everyone else until its ttl ran out.
+     */
+    static void checkHolder(String holder) {
+        Objects.requireNonNull(holder, "holder");
+        if (holder.isEmpty() || holder.length() > MAX_HOLDER_LENGTH || !holder.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+            throw new IllegalArgumentException("holder: " + holder + " (expected 1 to " + MAX_HOLDER_LENGTH
+                    + " visible ASCII characters, as the Fencing-Holder header allows)");
+        }
+    }
 }

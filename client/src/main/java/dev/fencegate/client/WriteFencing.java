@@ -1,5 +1,6 @@
 package dev.fencegate.client;
 
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -18,7 +19,10 @@ public final class WriteFencing {
     public static final String SIGNATURE = "Fencing-Token-Signature";
 
     private static final Set<String> WRITES = Set.of("PUT", "POST", "PATCH", "DELETE");
-    private static final int MAX_HOLDER_LENGTH = 200;
+    private static final String SIGNATURE_VERSION = "v1=";
+    /** base64url of a 32-byte MAC, without its pad, as {@link TokenSigner} writes it. */
+    private static final int SIGNATURE_LENGTH = 43;
+    private static final int MAC_BYTES = 32;
 
     private final LeaseGuard guard;
     private final String signature;
@@ -26,11 +30,6 @@ public final class WriteFencing {
     private WriteFencing(LeaseGuard guard, String signature) {
         this.guard = Objects.requireNonNull(guard, "guard");
         this.signature = signature;
-        String holder = guard.lease().holder();
-        if (holder.length() > MAX_HOLDER_LENGTH || !holder.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
-            throw new IllegalArgumentException("holder: " + holder + " (expected 1 to " + MAX_HOLDER_LENGTH
-                    + " visible ASCII characters, as the Fencing-Holder header allows)");
-        }
     }
 
     /** Writes carrying the guarded lease's token and holder. */
@@ -38,9 +37,35 @@ public final class WriteFencing {
         return new WriteFencing(guard, null);
     }
 
-    /** The same, with the issuer's signature of this token on the resource (see {@link TokenSigner}). */
+    /**
+     * The same, with the issuer's signature of this token on the resource (see {@link TokenSigner}).
+     * A signature the gateway cannot read as one is refused here: its first write would be refused,
+     * and that refusal would trip the guard.
+     */
     public WriteFencing signedWith(String signature) {
-        return new WriteFencing(guard, Objects.requireNonNull(signature, "signature"));
+        Objects.requireNonNull(signature, "signature");
+        if (!readable(signature)) {
+            // The value is not shown: a signature stands for the issuer's key on this grant.
+            throw new IllegalArgumentException("signature: not " + SIGNATURE_VERSION
+                    + " and the 43 base64url characters of an HMAC-SHA256 (one '=' pad allowed), as TokenSigner.sign writes it"
+                    + " and the gateway reads it");
+        }
+        return new WriteFencing(guard, signature);
+    }
+
+    /** As the gateway reads a signature: its version, then one 32-byte MAC in the one spelling base64url gives it. */
+    private static boolean readable(String signature) {
+        if (!signature.startsWith(SIGNATURE_VERSION)) {
+            return false;
+        }
+        String encoded = signature.substring(SIGNATURE_VERSION.length());
+        String unpadded = encoded.length() == SIGNATURE_LENGTH + 1 && encoded.endsWith("=") ? encoded.substring(0, SIGNATURE_LENGTH) : encoded;
+        try {
+            byte[] mac = Base64.getUrlDecoder().decode(unpadded);
+            return mac.length == MAC_BYTES && Base64.getUrlEncoder().withoutPadding().encodeToString(mac).equals(unpadded);
+        } catch (IllegalArgumentException notBase64url) {
+            return false;
+        }
     }
 
     public LeaseGuard guard() {

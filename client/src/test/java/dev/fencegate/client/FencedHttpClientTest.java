@@ -30,6 +30,7 @@ class FencedHttpClientTest {
     private final FakeTicker clock = new FakeTicker();
     private final Lease lease = new Lease("report", "worker-a", 7, Duration.ofSeconds(30));
     private final LeaseGuard guard = new LeaseGuard(lease, LeaseTiming.of(lease.ttl()), clock, clock.nanos());
+    private final String signature = new TokenSigner(new byte[32]).sign("/b/report.csv", 7);
     private FakeGateway gateway;
     private FencedHttpClient http;
 
@@ -37,7 +38,7 @@ class FencedHttpClientTest {
     void start() throws Exception {
         gateway = new FakeGateway();
         http = new FencedHttpClient(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build(),
-                WriteFencing.of(guard).signedWith("v1=signature"));
+                WriteFencing.of(guard).signedWith(signature));
     }
 
     @AfterEach
@@ -58,7 +59,7 @@ class FencedHttpClientTest {
         FakeGateway.Seen write = gateway.seen.get(0);
         assertThat(write.headers().get("Fencing-Token")).as("replaces the caller's").containsExactly("7");
         assertThat(write.headers().get("Fencing-Holder")).containsExactly("worker-a");
-        assertThat(write.headers().get("Fencing-Token-Signature")).containsExactly("v1=signature");
+        assertThat(write.headers().get("Fencing-Token-Signature")).containsExactly(signature);
         assertThat(gateway.seen.get(1).headers()).doesNotContainKeys("Fencing-Token", "Fencing-Holder");
     }
 

@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -167,6 +168,41 @@ class PostgresLeaseStoreTest extends LeaseStoreContract {
         assertThatThrownBy(() -> store().acquire(job, "worker-a", Duration.ofSeconds(30).plusNanos(1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("whole milliseconds");
         assertThat(store().acquire(job, "worker-b", LONG)).as("the lease is still free").isPresent();
+    }
+
+    /**
+     * A holder the Fencing-Holder header cannot carry would have every write refused: it is refused
+     * before any grant, which would otherwise keep the lease from every other holder for its ttl.
+     */
+    @Test
+    void aHolderTheFencingHolderHeaderCannotCarryIsRefusedBeforeAnyGrant() {
+        String job = name();
+        List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        LeaseStore counting = new LeaseStore() {
+            @Override
+            public Optional<Lease> acquire(String name, String holder, Duration ttl) {
+                asked.add(holder);
+                return store().acquire(name, holder, ttl);
+            }
+
+            @Override
+            public boolean renew(Lease lease, Duration ttl) {
+                return store().renew(lease, ttl);
+            }
+
+            @Override
+            public boolean release(Lease lease) {
+                return store().release(lease);
+            }
+        };
+        for (String holder : List.of("worker 1", "worker-\u00e9", "worker-\t1", "w".repeat(201), "")) {
+            assertThatThrownBy(() -> store().acquire(job, holder, LONG)).as(holder).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("visible ASCII characters");
+            assertThatThrownBy(() -> HeldLease.acquire(counting, job, holder, LeaseTiming.of(LONG))).as(holder)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("visible ASCII characters");
+        }
+        assertThat(asked).as("a lease store that grants any holder is not asked").isEmpty();
+        assertThat(store().acquire(job, "w".repeat(200), LONG)).as("the lease is still free").isPresent();
     }
 
     /** A token at the largest a bigint holds cannot be granted above: the error says so, not only "bigint out of range". */
