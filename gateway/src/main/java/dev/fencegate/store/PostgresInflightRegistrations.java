@@ -39,15 +39,29 @@ public final class PostgresInflightRegistrations implements RegistrationRows {
                     until = greatest(i.until, EXCLUDED.until),
                     generation = nextval('fence_inflight_generation')
             RETURNING resource, min_token, generation""";
-    /** Binds the instance, then the resources and the generations they must still have. */
+    /**
+     * Binds the resources and the generations they must still have, then the instance twice. A row
+     * another transaction has locked (a batch writing it again) is skipped, left for the next sweep:
+     * the sweep never waits on a row, so it cannot wait in a cycle with a batch whose statement locks
+     * rows of both tables in an order of its own.
+     */
     private static final String WITHDRAW = """
-            DELETE FROM fence_inflight i USING unnest(?::text[], ?::bigint[]) AS w(resource, generation)
-            WHERE i.instance = ? AND i.resource = w.resource AND i.generation = w.generation""";
-    /** Binds the resources, their new minimum tokens and the generations they must still have, then the instance. */
+            WITH w AS (SELECT * FROM unnest(?::text[], ?::bigint[]) AS w(resource, generation)),
+                 free AS (SELECT f.resource, f.generation FROM fence_inflight f
+                          JOIN w ON f.resource = w.resource AND f.generation = w.generation
+                          WHERE f.instance = ?
+                          FOR UPDATE OF f SKIP LOCKED)
+            DELETE FROM fence_inflight i USING free
+            WHERE i.instance = ? AND i.resource = free.resource AND i.generation = free.generation""";
+    /** Binds the resources, their new minimum tokens and the generations they must still have, then the instance twice; skips locked rows as {@link #WITHDRAW} does. */
     private static final String NARROW = """
-            UPDATE fence_inflight i SET min_token = n.min_token
-            FROM unnest(?::text[], ?::bigint[], ?::bigint[]) AS n(resource, min_token, generation)
-            WHERE i.resource = n.resource AND i.instance = ? AND i.generation = n.generation""";
+            WITH n AS (SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[]) AS n(resource, min_token, generation)),
+                 free AS (SELECT n.resource, n.min_token, n.generation FROM fence_inflight f
+                          JOIN n ON f.resource = n.resource AND f.generation = n.generation
+                          WHERE f.instance = ?
+                          FOR UPDATE OF f SKIP LOCKED)
+            UPDATE fence_inflight i SET min_token = free.min_token FROM free
+            WHERE i.resource = free.resource AND i.instance = ? AND i.generation = free.generation""";
 
     private final DataSource dataSource;
     private final UUID instance;
@@ -117,6 +131,7 @@ public final class PostgresInflightRegistrations implements RegistrationRows {
                         delete.setArray(1, connection.createArrayOf("text", resources(withdrawals)));
                         delete.setArray(2, connection.createArrayOf("bigint", withdrawals.stream().map(Change::generation).toArray()));
                         delete.setObject(3, instance);
+                        delete.setObject(4, instance);
                         delete.executeUpdate();
                     }
                 }
@@ -126,6 +141,7 @@ public final class PostgresInflightRegistrations implements RegistrationRows {
                         narrow.setArray(2, connection.createArrayOf("bigint", narrowings.stream().map(Change::minToken).toArray()));
                         narrow.setArray(3, connection.createArrayOf("bigint", narrowings.stream().map(Change::generation).toArray()));
                         narrow.setObject(4, instance);
+                        narrow.setObject(5, instance);
                         narrow.executeUpdate();
                     }
                 }

@@ -15,6 +15,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -68,6 +72,56 @@ class InflightRowsTest {
 
         assertThat(minTokens(id, batch)).isEqualTo(Map.of(renewed.value(), 3L, narrowed.value(), 5L, renewedNarrowed.value(), 3L));
         assertThat(minTokens(other, batch)).isEqualTo(Map.of(idle.value(), 2L));
+    }
+
+    /**
+     * A sweep skips the rows another transaction holds (a batch writing them again) and leaves them
+     * for a later sweep: it never waits on a row, so it never waits in a cycle with a batch, which
+     * locks registration rows and fence rows in an order of its own.
+     */
+    @Test
+    void aSweepSkipsRowsAnotherTransactionHoldsSoItNeverWaitsInACycleWithABatch() throws Exception {
+        UUID id = UUID.randomUUID();
+        PostgresInflightRegistrations mine = new PostgresInflightRegistrations(database.dataSource(), id);
+        String batch = "/tidy/" + UUID.randomUUID();
+        ResourceKey held = new ResourceKey(batch + "/held");
+        ResourceKey free = new ResourceKey(batch + "/free");
+        ResourceKey heldNarrowed = new ResourceKey(batch + "/held-narrowed");
+        ResourceKey freeNarrowed = new ResourceKey(batch + "/free-narrowed");
+        Map<ResourceKey, Long> rows = new TreeMap<>(Comparator.comparing(ResourceKey::value));
+        for (ResourceKey resource : List.of(held, free, heldNarrowed, freeNarrowed)) {
+            rows.put(resource, 3L);
+        }
+        Map<ResourceKey, Long> seen = new TreeMap<>(Comparator.comparing(ResourceKey::value));
+        mine.write(rows, Duration.ofMinutes(1)).forEach(row -> seen.put(row.resource(), row.generation()));
+        List<RegistrationRows.Change> withdrawals = List.of(new RegistrationRows.Change(held, 3, seen.get(held)),
+                new RegistrationRows.Change(free, 3, seen.get(free)));
+        List<RegistrationRows.Change> narrowings = List.of(new RegistrationRows.Change(heldNarrowed, 5, seen.get(heldNarrowed)),
+                new RegistrationRows.Change(freeNarrowed, 5, seen.get(freeNarrowed)));
+
+        ExecutorService sweeper = Executors.newSingleThreadExecutor();
+        try (Connection other = database.dataSource().getConnection()) {
+            other.setAutoCommit(false);
+            try (PreparedStatement lock = other.prepareStatement(
+                    "SELECT 1 FROM fence_inflight WHERE instance = ? AND resource IN (?, ?) FOR UPDATE")) {
+                lock.setObject(1, id);
+                lock.setString(2, held.value());
+                lock.setString(3, heldNarrowed.value());
+                lock.executeQuery().close();
+            }
+            Future<?> sweep = sweeper.submit(() -> {
+                mine.tidy(withdrawals, narrowings);
+                return null;
+            });
+            sweep.get(10, TimeUnit.SECONDS); // waiting on the held rows, it would not return until the other transaction ends
+            assertThat(minTokens(id, batch)).as("the held rows are left as they were, the free ones withdrawn and narrowed")
+                    .isEqualTo(Map.of(held.value(), 3L, heldNarrowed.value(), 3L, freeNarrowed.value(), 5L));
+            other.rollback();
+        } finally {
+            sweeper.shutdownNow();
+        }
+        mine.tidy(withdrawals, narrowings);
+        assertThat(minTokens(id, batch)).as("a later sweep").isEqualTo(Map.of(heldNarrowed.value(), 5L, freeNarrowed.value(), 5L));
     }
 
     private static Map<String, Long> minTokens(UUID instance, String prefix) throws SQLException {
