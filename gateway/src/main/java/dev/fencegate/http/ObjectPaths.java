@@ -51,7 +51,10 @@ final class ObjectPaths {
      * workings beside the objects. Apache mod_dav_fs writes a PUT's body to
      * {@code .davfs.tmpXXXXXX} in the object's folder and renames it onto the object when the body
      * ends, so a write of that name while a holder's PUT is under way becomes the holder's object;
-     * it keeps properties and locks under {@code .DAV}. nginx's dav module, when its
+     * it keeps properties and locks under {@code .DAV}. Apache httpd reads per-directory
+     * configuration from {@code .htaccess} where {@code AllowOverride} lets it, which can turn on
+     * {@code MultiViews} and so send a write of {@code /b/report} to {@code /b/report.txt}: every
+     * segment starting {@code .ht}, in any case, is refused. nginx's dav module, when its
      * {@code client_body_temp_path} is on another file system than its root, copies a PUT's body
      * to {@code <object>.<10 digits>} beside the object and renames that onto the object, so a
      * write of that name while the copy runs becomes the holder's object as well;
@@ -67,6 +70,12 @@ final class ObjectPaths {
                     return refused(Outcome.UNFENCEABLE_WRITE, "'" + segment + "' is a name a WebDAV file store (Apache"
                             + " mod_dav_fs) keeps for its own temporary files and properties: a write there can change"
                             + " another object; not served for --store-kind " + kind);
+                }
+                if (segment.regionMatches(true, 0, ".ht", 0, 3)) {
+                    return refused(Outcome.UNFENCEABLE_WRITE, "'" + segment + "' is a name Apache httpd reads its"
+                            + " per-directory configuration from (.htaccess, and the .ht* files its stock configuration"
+                            + " keeps from clients): a write there can send other paths to other files (Options"
+                            + " MultiViews), so a write to one object lands on another; not served for --store-kind " + kind);
                 }
             }
             int last = path.lastIndexOf('/') + 1;

@@ -63,6 +63,9 @@ public record VirtualHosts(List<String> domains) {
         return Optional.empty();
     }
 
+    /** A port above it is malformed to S3Proxy (Guava's {@code HostAndPort}), which refuses the write after its fence went up. */
+    private static final int MAX_PORT = 65_535;
+
     /**
      * Exact, as S3Proxy compares it: upper case, a trailing dot or a malformed port would name a
      * bucket on one store and another, or none, on the next, so they are unclear, not guessed.
@@ -74,7 +77,7 @@ public record VirtualHosts(List<String> domains) {
         int nameEnd = host.startsWith("[") ? host.indexOf(']') + 1 : host.indexOf(':');
         String name = nameEnd <= 0 ? host : host.substring(0, nameEnd);
         String port = nameEnd <= 0 || nameEnd == host.length() ? null : host.substring(nameEnd);
-        if (port != null && !port.matches(":[0-9]{1,5}")) {
+        if (port != null && (!port.matches(":[0-9]{1,5}") || Integer.parseInt(port, 1, port.length(), 10) > MAX_PORT)) {
             return new Addressing.Unclear("Host '" + host + "' has a malformed port");
         }
         if (domains.contains(name)) {
