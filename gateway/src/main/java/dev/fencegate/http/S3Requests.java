@@ -30,9 +30,10 @@ public final class S3Requests {
      * <li>RenameObject ({@code ?renameObject}, {@code x-amz-rename-source}) removes its source.</li>
      * <li>A bucket's configuration ({@code PUT /bucket?lifecycle}, replication, object lock,
      * policy...) later deletes, replaces or locks objects under fences the gateway never checks.
-     * Creating and deleting a bucket ({@code PUT} or {@code DELETE /bucket} with no query) stay
-     * fenced as the bucket, unless the creation carries such configuration in its headers
-     * ({@code headerNames}, read only for a bucket).</li>
+     * Creating a bucket ({@code PUT /bucket} with no query) stays fenced as the bucket, unless it
+     * carries such configuration in its headers ({@code headerNames}, read only for a bucket).</li>
+     * <li>DeleteBucket: SeaweedFS, as it ships ({@code -s3.allowDeleteBucketNotEmpty}), deletes a
+     * bucket with its objects, and the objects' fences are not the bucket's.</li>
      * </ul>
      * Form bodies are {@link #formBody}'s.
      */
@@ -44,6 +45,11 @@ public final class S3Requests {
         }
         boolean bucket = key.indexOf('/', 1) < 0;
         int query = target.indexOf('?');
+        if (bucket && method.equals("DELETE")) {
+            return Optional.of("DeleteBucket: some S3 stores delete a bucket with every object still in it (SeaweedFS as it"
+                    + " ships), under fences the gateway never checks; delete the bucket's objects through the gateway and the"
+                    + " bucket at the store");
+        }
         if (bucket && query >= 0 && query < target.length() - 1) {
             return Optional.of("bucket configuration (" + target.substring(query) + ") can delete, replace or lock objects"
                     + " later, under fences the gateway never checks; change it at the store, not through the gateway");
@@ -54,6 +60,32 @@ public final class S3Requests {
             return Optional.of("bucket configuration (" + setting.get() + ", set as the bucket is created) can let writes in or"
                     + " lock objects later, under fences the gateway never checks; create the bucket at the store, not through"
                     + " the gateway");
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * S3's bucket configurations that delete, replace, lock or let in objects later ({@code ?lifecycle},
+     * {@code ?replication}, {@code ?policy}...), or say how a bucket's objects are kept.
+     */
+    private static final List<String> BUCKET_CONFIGURATIONS = List.of("accelerate", "acl", "analytics", "cors", "encryption",
+            "intelligent-tiering", "inventory", "lifecycle", "logging", "metadataTable", "metrics", "notification", "object-lock",
+            "ownershipControls", "policy", "publicAccessBlock", "replication", "requestPayment", "tagging", "versioning", "website");
+
+    /**
+     * For a store of unknown kind, which may be S3: why a write of the one-segment {@code key} is a
+     * change of a bucket's configuration, named by a query parameter S3 reads as one; empty for any
+     * other. A top-level path with another query is a write like any other.
+     */
+    public static Optional<String> bucketConfiguration(String target, String key) {
+        if (key.indexOf('/', 1) >= 0) {
+            return Optional.empty();
+        }
+        for (String configuration : BUCKET_CONFIGURATIONS) {
+            if (hasParameter(target, configuration)) {
+                return Optional.of("an S3 bucket's configuration (?" + configuration + ") can delete, replace or lock objects"
+                        + " later, under fences the gateway never checks; change it at the store, not through the gateway");
+            }
         }
         return Optional.empty();
     }

@@ -18,6 +18,11 @@ import dev.fencegate.http.UploadIds;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -111,6 +116,14 @@ sealed interface RequestRoute {
     List<String> OC_CHUNKED = List.of("oc-chunked");
 
     /**
+     * Headers that make an S3 store change objects other than the one the path names: MinIO's
+     * {@code x-minio-force-delete} deletes a bucket with every object in it, or every object under
+     * the path taken as a prefix; its (and RustFS's) Snowball auto-extract writes each entry of the
+     * archive PUT as an object of its own, in the bucket or under the prefix the other header names.
+     */
+    List<String> FAN_OUT = List.of("x-minio-force-delete", "x-amz-meta-snowball-auto-extract", "x-amz-meta-minio-snowball-prefix");
+
+    /**
      * The first query parameter that {@link #QUERY_OVERRIDES overrides} the method, named as a
      * framework reads it (percent-decoded, either case, split at '&' or ';'), or null.
      */
@@ -170,6 +183,13 @@ sealed interface RequestRoute {
                     + " the store assembles its chunks into another object than the one the path names; send the whole object"),
                     false);
         }
+        String fanOut = firstOf(head, FAN_OUT);
+        if (fanOut != null) {
+            // Any value: MinIO extracts when the header's value merely contains "true".
+            return new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, head.method() + " with " + fanOut + " is not served: an S3"
+                    + " store that honours it (MinIO, RustFS) deletes or writes objects other than the one the path names,"
+                    + " whose fences the gateway does not check; write and delete each object through the gateway"), false);
+        }
         if (head.uri().indexOf('#') >= 0) {
             // A fragment is no part of a request target: a server that drops it (Jetty) would act on
             // another path or query than the one checked (POST /b?x#&delete is POST /b?x there).
@@ -217,8 +237,10 @@ sealed interface RequestRoute {
             }
         }
         if (claims.identity() instanceof GenericHttpIdentity) {
-            // A store of unknown kind may be S3, whose RenameObject removes the object its header names.
-            Optional<String> rename = S3Requests.renames(head.uri(), head.headers().contains(S3Requests.RENAME_SOURCE));
+            // A store of unknown kind may be S3, whose RenameObject removes the object its header names,
+            // and whose bucket configurations delete or replace objects later.
+            Optional<String> rename = S3Requests.renames(head.uri(), head.headers().contains(S3Requests.RENAME_SOURCE))
+                    .or(() -> S3Requests.bucketConfiguration(head.uri(), object.value()));
             if (rename.isPresent()) {
                 return new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, rename.get() + " (--store-kind http may front an S3 store)"),
                         false);
@@ -260,16 +282,43 @@ sealed interface RequestRoute {
         return key.value().indexOf('/', 1) < 0;
     }
 
-    /** The first control or non-ASCII character in the target's query, described, or null when there is none. */
+    /**
+     * The first control or non-ASCII character in the target's query, a '%' that does not begin an
+     * escape, or escapes that decode to no UTF-8 text (overlong or broken sequences), described; null
+     * when there is none. Servers refuse such a query (Jetty answers 400), but only after the fence
+     * went up.
+     */
     static String unencodedInQuery(String target) {
         int query = target.indexOf('?');
         if (query < 0) {
             return null;
         }
+        ByteArrayOutputStream decoded = null;
         for (int i = query + 1; i < target.length(); i++) {
             char c = target.charAt(i);
             if (c <= 0x20 || c >= 0x7F) {
                 return "character " + FencingHeaders.describe(c) + " at position " + i;
+            }
+            if (c == '%') {
+                if (i + 2 >= target.length() || Character.digit(target.charAt(i + 1), 16) < 0
+                        || Character.digit(target.charAt(i + 2), 16) < 0) {
+                    return "a '%' at position " + i + " that does not begin an escape of two hexadecimal digits";
+                }
+                if (decoded == null) {
+                    decoded = new ByteArrayOutputStream(target.length() - query);
+                }
+                decoded.write(Character.digit(target.charAt(i + 1), 16) << 4 | Character.digit(target.charAt(i + 2), 16));
+                i += 2;
+            } else if (decoded != null) {
+                decoded.write(c);
+            }
+        }
+        if (decoded != null) {
+            try {
+                StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                        .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(decoded.toByteArray()));
+            } catch (CharacterCodingException e) {
+                return "escapes that decode to no UTF-8 text (an overlong or broken sequence)";
             }
         }
         return null;

@@ -170,8 +170,9 @@ class RequestRouteTest {
     /**
      * RenameObject removes its source, a bucket's configuration later deletes or locks objects,
      * and a form-encoded write can carry S3 parameters in its body: none of them changes only the
-     * object its path names, so none is forwarded. Creating or deleting a bucket and subresources
-     * of an object are fenced as before.
+     * object its path names, so none is forwarded; nor is DeleteBucket, which some stores (SeaweedFS
+     * as it ships) apply to a bucket with its objects. Creating a bucket and subresources of an
+     * object are fenced as before.
      */
     @Test
     void writesThatChangeObjectsOtherThanTheOneTheyNameAreRefused() {
@@ -186,14 +187,15 @@ class RequestRouteTest {
                 {"DELETE", "/bucket/", "Content-Type", "application/x-www-form-urlencoded"},
                 {"PUT", "/bucket/key", "Content-Type", "application/x-www-form-urlencoded"},
                 {"PUT", "/bucket", "x-amz-acl", "public-read-write"}, {"PUT", "/bucket/", "X-Amz-Grant-Write", "uri=x"},
-                {"PUT", "/bucket", "x-amz-bucket-object-lock-enabled", "true"}, {"PUT", "/bucket", "x-amz-object-ownership", "ObjectWriter"}};
+                {"PUT", "/bucket", "x-amz-bucket-object-lock-enabled", "true"}, {"PUT", "/bucket", "x-amz-object-ownership", "ObjectWriter"},
+                {"DELETE", "/bucket"}, {"DELETE", "/bucket/"}};
         for (String[] request : refused) {
             RequestRoute route = route(request);
             assertThat(route).as(String.join(" ", request)).isInstanceOf(RequestRoute.Answer.class);
             assertThat(((RequestRoute.Answer) route).problem().outcome()).as(String.join(" ", request))
                     .isEqualTo(Outcome.UNFENCEABLE_WRITE);
         }
-        String[][] fenced = {{"PUT", "/bucket"}, {"DELETE", "/bucket"}, {"PUT", "/bucket/key?tagging"},
+        String[][] fenced = {{"PUT", "/bucket"}, {"DELETE", "/bucket/key"}, {"PUT", "/bucket/key?tagging"},
                 {"PUT", "/bucket/key", "Content-Type", "application/octet-stream"}, {"PUT", "/bucket/key", "x-amz-acl", "private"}};
         for (String[] request : fenced) {
             assertThat(route(request)).as(String.join(" ", request)).isInstanceOf(RequestRoute.Fenced.class);
@@ -206,6 +208,10 @@ class RequestRouteTest {
                 ResourceScopes.perObject(), Optional.empty());
         assertThat(((RequestRoute.Answer) RequestRoute.of(lifecycle, POLICY, virtualHosts)).problem().outcome())
                 .as("a bucket named by its Host").isEqualTo(Outcome.UNFENCEABLE_WRITE);
+        HttpRequest deleteBucket = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.DELETE, "/");
+        deleteBucket.headers().set("Host", "logs.s3.example.com").set("Fencing-Token", "7");
+        assertThat(((RequestRoute.Answer) RequestRoute.of(deleteBucket, POLICY, virtualHosts)).problem().outcome())
+                .as("DeleteBucket, the bucket named by its Host").isEqualTo(Outcome.UNFENCEABLE_WRITE);
     }
 
     /** Under s3-path, a Host below the name the store is reached by names a bucket there, listed or not. */
@@ -421,5 +427,75 @@ class RequestRouteTest {
         assertThat(route(new String[] {"PUT", "/bucket/key", "OC-Chunked", "1"})).isInstanceOf(RequestRoute.Answer.class);
         assertThat(route(new String[] {"GET", "/bucket/key", "X-Update-Range", "append"})).as("reads pass through")
                 .isNotInstanceOf(RequestRoute.Answer.class);
+    }
+
+    /**
+     * Headers with which an S3 store changes objects other than the one the path names (MinIO's
+     * force delete of a bucket or a prefix, its and RustFS's Snowball auto-extract of an archive into
+     * objects) are refused under every kind, in any case and spelling, with any value; reads pass.
+     */
+    @Test
+    void writesWhoseHeadersMakeTheStoreChangeOtherObjectsAreRefused() {
+        String[][] refused = {
+                {"DELETE", "/bucket/dir", "x-minio-force-delete", "true"}, {"DELETE", "/bucket/dir", "X-Minio-Force-Delete", "false"},
+                {"DELETE", "/bucket/dir", "x_minio_force_delete", "true"},
+                {"PUT", "/bucket/batch.tar", "X-Amz-Meta-Snowball-Auto-Extract", "true"},
+                {"PUT", "/bucket/batch.tar", "x-amz-meta-snowball-auto-extract", "yes, true"},
+                {"PUT", "/bucket/batch.tar", "X-Amz-Meta-Minio-Snowball-Prefix", "jobs/42"}};
+        List<ClaimRules> kinds = List.of(CLAIMS, new ClaimRules(new GenericHttpIdentity(), ResourceScopes.perObject(), Optional.empty()),
+                new ClaimRules(new WebDavIdentity(), ResourceScopes.perObject(), Optional.empty()),
+                new ClaimRules(new S3VirtualHostIdentity(new VirtualHosts(List.of("s3.example.com"))), ResourceScopes.perObject(),
+                        Optional.empty()));
+        for (ClaimRules rules : kinds) {
+            for (String[] request : refused) {
+                HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(request[0]), request[1]);
+                head.headers().set("Host", "store.internal").set("Fencing-Token", "3").set(request[2], request[3]);
+                assertThat(RequestRoute.of(head, POLICY, rules)).as(String.join(" ", request))
+                        .isInstanceOfSatisfying(RequestRoute.Answer.class,
+                                answer -> assertThat(answer.problem().outcome()).isEqualTo(Outcome.UNFENCEABLE_WRITE));
+            }
+        }
+        assertThat(route(new String[] {"PUT", "/bucket/batch.tar", "X-Amz-Meta-Snowball", "true"})).isInstanceOf(RequestRoute.Fenced.class);
+        assertThat(route(HttpMethod.GET, "/bucket/dir", "x-minio-force-delete", "true")).as("reads pass through")
+                .isNotInstanceOf(RequestRoute.Answer.class);
+    }
+
+    /**
+     * Under http, whose store may be S3, a write of a top-level path with a query S3 reads as a
+     * bucket's configuration (lifecycle, replication, policy...) is refused; other queries, and the
+     * same names on deeper paths (an object's own tagging or ACL), are fenced as their path.
+     */
+    @Test
+    void underHttpABucketConfigurationWriteIsRefused() {
+        ClaimRules http = new ClaimRules(new GenericHttpIdentity(), ResourceScopes.perObject(), Optional.empty());
+        for (String[] request : new String[][] {{"PUT", "/data?lifecycle"}, {"PUT", "/data?replication="}, {"PUT", "/data?poli%63y"},
+                {"DELETE", "/data?lifecycle"}, {"PUT", "/data?object-lock&x=1"}, {"PUT", "/data?x=1&versioning"}, {"PUT", "/data?acl"}}) {
+            HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(request[0]), request[1]);
+            head.headers().set("Host", "store.internal").set("Fencing-Token", "3");
+            assertThat(RequestRoute.of(head, POLICY, http)).as(String.join(" ", request))
+                    .isInstanceOfSatisfying(RequestRoute.Answer.class,
+                            answer -> assertThat(answer.problem().outcome()).isEqualTo(Outcome.UNFENCEABLE_WRITE));
+        }
+        for (String target : new String[] {"/data?version=2", "/data/report?tagging", "/data/report?acl", "/data?policyId=7"}) {
+            HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT, target);
+            head.headers().set("Host", "store.internal").set("Fencing-Token", "3");
+            assertThat(RequestRoute.of(head, POLICY, http)).as(target).isInstanceOf(RequestRoute.Fenced.class);
+        }
+    }
+
+    /**
+     * A query with a '%' that begins no escape, or escapes that decode to no UTF-8 text, is refused
+     * before its fence goes up: the store (S3Proxy on Jetty) would refuse it only after.
+     */
+    @Test
+    void aWriteWhoseQueryHoldsAMalformedEscapeIsRefusedBeforeItsFence() {
+        for (String target : new String[] {"/bucket/key?x=%zz", "/bucket/key?x=%4", "/bucket/key?x=%", "/bucket/key?%C1%A5",
+                "/bucket/key?x=%C3", "/bucket/key?x=%ED%A0%80", "/bucket/key?x=%FF&y=1", "/bucket/key?x=%e2%82"}) {
+            assertThat(route(new String[] {"PUT", target})).as(target).isInstanceOfSatisfying(RequestRoute.Answer.class,
+                    answer -> assertThat(answer.problem().outcome()).isEqualTo(Outcome.BAD_REQUEST));
+        }
+        for (String target : new String[] {"/bucket/key?x=%e2%82%ac", "/bucket/key?x=%25zz", "/bucket/key?x=a+b&y=%2F"}) {
+            assertThat(route(new String[] {"PUT", target})).as(target).isInstanceOf(RequestRoute.Fenced.class);
+        }
     }
 }
