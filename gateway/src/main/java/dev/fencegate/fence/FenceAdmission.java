@@ -86,6 +86,9 @@ public final class FenceAdmission {
         } catch (FenceStoreUnavailableException e) {
             // A raise may have committed with the rows: no hold from any read of this batch.
             fences.readFailed(claims);
+            if (e.sent()) {
+                announceIfRaised(claims);
+            }
             return new ArrayList<>(Collections.nCopies(claims.size(), new FenceDecision.Unavailable(e.getMessage())));
         } catch (RuntimeException | Error e) {
             fences.readFailed(claims);
@@ -108,7 +111,34 @@ public final class FenceAdmission {
         }
         // A grace left over from rows another instance removed must not shorten the next one.
         fences.noExpiredHolders(noneExpired);
+        List<FenceClaim> unjudged = new ArrayList<>();
+        for (int i = 0; i < claims.size(); i++) {
+            if (judged.get(i) instanceof FenceDecision.Unavailable) {
+                unjudged.add(claims.get(i));
+            }
+        }
+        if (!unjudged.isEmpty()) {
+            // Raised or registered, then not judged (the read after the commit failed).
+            announceIfRaised(unjudged);
+        }
         return decisions;
+    }
+
+    /**
+     * Claims whose batch failed after its raises may have committed (its answer lost, or the read
+     * after its commit): nobody was told of those raises, and an instance holding a fence below one
+     * would go on admitting from memory under a fence that reads higher. They are asked once more,
+     * as an admin raise is, without registering: the asking finds each fence at its claim's token
+     * (or raises it there, as the first asking may have) and announces it to every instance
+     * registered below it. Its decisions admit nothing; the claims stay unavailable, and a failure
+     * of this asking too leaves what the first one left.
+     */
+    private void announceIfRaised(List<FenceClaim> claims) {
+        try {
+            store.admitAll(claims);
+        } catch (FenceStoreUnavailableException stillUnavailable) {
+            // Nothing more to do here: the writers were told the check failed, and ask again.
+        }
     }
 
     /**

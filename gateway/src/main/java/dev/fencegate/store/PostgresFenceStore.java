@@ -115,10 +115,19 @@ public final class PostgresFenceStore implements FenceStore {
 
     private List<FenceDecision> admitAll(List<FenceClaim> claims, Map<ResourceKey, Long> register, boolean rowsUnknown,
                                          Duration length, Consumer<List<RegistrationRows.Written>> registered, Runnable inDoubt) {
-        try (Connection connection = dataSource.getConnection()) {
+        Connection pooled;
+        try {
+            pooled = dataSource.getConnection();
+        } catch (SQLException e) {
+            throw unavailable("fences for " + claims.size() + " claim(s), first " + claims.get(0).resource()
+                    + ", could not be checked", e);
+        }
+        boolean ran = false;
+        try (Connection connection = pooled) {
             RaiseOrJudge.Look first;
             try {
                 first = RaiseOrJudge.run(connection, instance, claims, register, rowsUnknown, length);
+                ran = true;
             } catch (SQLException e) {
                 if (DatabaseProblem.mayHaveCommitted(e)) {
                     // Sent, and perhaps committed before the answer was lost.
@@ -151,8 +160,11 @@ public final class PostgresFenceStore implements FenceStore {
             askOthersToRelease(connection, decisions);
             return decisions;
         } catch (SQLException e) {
-            throw unavailable("fences for " + claims.size() + " claim(s), first " + claims.get(0).resource()
-                    + ", could not be checked", e);
+            // After the batch's statement, or as its answer was lost: what it raised may have
+            // committed, and may not have been announced.
+            throw new FenceStoreUnavailableException(unavailable("fences for " + claims.size() + " claim(s), first "
+                    + claims.get(0).resource() + ", could not be checked", e).getMessage(), e,
+                    ran || DatabaseProblem.mayHaveCommitted(e));
         }
     }
 

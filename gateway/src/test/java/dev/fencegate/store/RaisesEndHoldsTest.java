@@ -126,6 +126,37 @@ class RaisesEndHoldsTest {
                 assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class));
     }
 
+    /**
+     * A write's raise on another instance commits and its answer is lost, or the read after its
+     * commit is: the write gets 503 and nobody was told of the raise, so the holder below would go
+     * on admitting from memory under a fence that reads higher, until a write at the new token
+     * came. The claims are asked again, as an admin raise is, and the hold ends; the sweep that
+     * writes the batch's rows in doubt again announces nothing by itself.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aWritesRaiseWhoseAnswerWasLostIsAskedAgainAndEndsTheHold(boolean readAfterCommitLost) throws SQLException {
+        FenceInstance a = instance();
+        a.holdAt(claim(5));
+        AtomicBoolean armed = new AtomicBoolean(true);
+        UUID other = UUID.randomUUID();
+        DataSource losing = readAfterCommitLost ? readAfterCommitLostOnce(database.dataSource(), armed)
+                : answerLostOnce(database.dataSource(), armed);
+        InstanceFences fences = new InstanceFences(new PostgresInflightRegistrations(losing, other), HeldFencesTest.TIMING, clock::now);
+        FenceAdmission raising = new FenceAdmission(new PostgresFenceStore(losing, other), fences, new RememberedFences(100),
+                regressed -> { });
+
+        fences.enter(claim(6));
+        assertThat(raising.attempt(claim(6))).isInstanceOf(FenceDecision.Unavailable.class);
+        fences.exit(claim(6));
+        fences.reconcile();
+
+        assertThat(armed.get()).as("the raise's answer was lost").isFalse();
+        assertThat(new PostgresFenceStore(database.dataSource()).read(key).orElseThrow().token().value()).isEqualTo(6);
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class));
+    }
+
     /** Connections whose first fence raise, once {@code armed}, commits and then has its connection ended before the read after it. */
     private static DataSource readAfterCommitLostOnce(DataSource real, AtomicBoolean armed) {
         Set<Connection> raisedOn = ConcurrentHashMap.newKeySet();
