@@ -127,8 +127,23 @@ public final class FenceDatabase implements AutoCloseable {
         migrations.setConnectionTimeout(Math.max(250, lockTimeoutMillis));
         migrations.addDataSourceProperty("socketTimeout", "0");
         migrations.addDataSourceProperty("options", "-c lock_timeout=" + lockTimeoutMillis + " -c statement_timeout=0"
-                + " -c fencegate.gateway=on");
+                + " -c fencegate.gateway=on" + MIGRATION_KEEPALIVES);
         return migrations;
+    }
+
+    /**
+     * The database probes a migration session's client after 10 s of silence, every 5 s, and ends
+     * the session after 3 probes go unanswered: a gateway whose host is lost mid-migration (a
+     * partition, no FIN or RST) would otherwise leave its transaction open, holding the fence
+     * table's lock and stopping every instance's writes, until the system's keepalive gave up (over
+     * two hours by default). Not an idle-in-transaction timeout: Flyway's lock is held by a
+     * transaction left idle for as long as a migration runs.
+     */
+    static final String MIGRATION_KEEPALIVES = " -c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3";
+
+    /** A data source of migration sessions, as {@link #migrate} opens them. */
+    HikariDataSource migrationSessions() {
+        return new HikariDataSource(migrations);
     }
 
     /** The database, user and password as configured (parameters in the URL win), with TCP keepalive. */
@@ -145,7 +160,7 @@ public final class FenceDatabase implements AutoCloseable {
 
     public MigrateResult migrate() {
         MigrateResult result;
-        try (HikariDataSource connections = new HikariDataSource(migrations)) {
+        try (HikariDataSource connections = migrationSessions()) {
             result = migrate(connections);
         }
         // Sessions opened before the gateway mark existed (made by this migration or another

@@ -10,6 +10,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.output.MigrateResult;
 import org.junit.jupiter.api.AfterEach;
@@ -62,6 +63,23 @@ class MigrationBoundsTest {
             row.next();
             assertThat(row.getLong(1)).isEqualTo(150);
             assertThat(row.getLong(2)).isEqualTo(150);
+        }
+    }
+
+    /**
+     * A gateway whose host is lost mid-migration leaves no open transaction holding the fence
+     * table's lock for hours: its migration sessions ask the database to probe their client after
+     * 10 s of silence, every 5 s, and end the session after 3 unanswered probes.
+     */
+    @Test
+    void migrationSessionsHaveTheDatabaseProbeTheirGatewaySoALostHostReleasesItsLocks() throws SQLException {
+        try (var sessions = database.migrationSessions(); Connection connection = sessions.getConnection();
+             Statement sql = connection.createStatement();
+             ResultSet row = sql.executeQuery("SELECT current_setting('tcp_keepalives_idle'), current_setting('tcp_keepalives_interval'),"
+                     + " current_setting('tcp_keepalives_count'), current_setting('statement_timeout')")) {
+            row.next();
+            assertThat(List.of(row.getString(1), row.getString(2), row.getString(3), row.getString(4)))
+                    .as("over TCP, as the tests connect").containsExactly("10", "5", "3", "0");
         }
     }
 }
