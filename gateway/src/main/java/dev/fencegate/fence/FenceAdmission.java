@@ -113,7 +113,7 @@ public final class FenceAdmission {
         fences.noExpiredHolders(noneExpired);
         List<FenceClaim> unjudged = new ArrayList<>();
         for (int i = 0; i < claims.size(); i++) {
-            if (judged.get(i) instanceof FenceDecision.Unavailable) {
+            if (judged.get(i) instanceof FenceDecision.Unavailable unavailable && unavailable.mayHaveRaised()) {
                 unjudged.add(claims.get(i));
             }
         }
@@ -130,14 +130,22 @@ public final class FenceAdmission {
      * would go on admitting from memory under a fence that reads higher. They are asked once more,
      * as an admin raise is, without registering: the asking finds each fence at its claim's token
      * (or raises it there, as the first asking may have) and announces it to every instance
-     * registered below it. Its decisions admit nothing; the claims stay unavailable, and a failure
-     * of this asking too leaves what the first one left.
+     * registered below it, and this instance stops holding below it. Its decisions admit nothing;
+     * the claims stay unavailable, and a failure of this asking too leaves what the first one left.
      */
     private void announceIfRaised(List<FenceClaim> claims) {
+        List<FenceDecision> asked;
         try {
-            store.admitAll(claims);
+            asked = store.admitAll(claims);
         } catch (FenceStoreUnavailableException stillUnavailable) {
-            // Nothing more to do here: the writers were told the check failed, and ask again.
+            return; // the writers were told the check failed, and ask again
+        }
+        for (int i = 0; i < claims.size(); i++) {
+            if (asked.get(i) instanceof FenceDecision.Admitted || asked.get(i) instanceof FenceDecision.Draining) {
+                // The fence is at the claim's token: this instance holds nothing below it either,
+                // and its own writes below it not yet sent stop, as after an admin raise.
+                fences.raised(claims.get(i).resource(), claims.get(i).token().value());
+            }
         }
     }
 

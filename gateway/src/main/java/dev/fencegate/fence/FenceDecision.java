@@ -113,8 +113,16 @@ public sealed interface FenceDecision {
         }
     }
 
-    /** The fence store could not answer in time: the write is refused, never let through. */
-    record Unavailable(String detail) implements FenceDecision {
+    /**
+     * The fence store could not answer in time: the write is refused, never let through.
+     * {@code mayHaveRaised}: the claim's raise committed, or may have, and was not announced.
+     */
+    record Unavailable(String detail, boolean mayHaveRaised) implements FenceDecision {
+
+        public Unavailable(String detail) {
+            this(detail, false);
+        }
+
         @Override
         public Kind kind() {
             return Kind.UNAVAILABLE;

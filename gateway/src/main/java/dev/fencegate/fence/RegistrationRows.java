@@ -30,7 +30,8 @@ public interface RegistrationRows {
         }
 
         @Override
-        public void tidy(List<Change> withdrawals, List<Change> narrowings) {
+        public List<Change> tidy(List<Change> withdrawals, List<Change> narrowings) {
+            return List.of();
         }
 
         @Override
@@ -45,8 +46,12 @@ public interface RegistrationRows {
      */
     List<Written> write(Map<ResourceKey, Long> minTokens, Duration length);
 
-    /** Best effort: a row left behind only delays other instances until it expires. */
-    void tidy(List<Change> withdrawals, List<Change> narrowings);
+    /**
+     * Best effort: a row left behind only delays other instances until it expires. Returns the
+     * withdrawals not made because another transaction held their rows (a narrowing not made only
+     * leaves a row covering more).
+     */
+    List<Change> tidy(List<Change> withdrawals, List<Change> narrowings);
 
     /** Best effort, on a clean stop. */
     void withdrawAll();

@@ -76,7 +76,14 @@ final class RegistrationSweep {
             }
         }
         if (!plan.withdrawals.isEmpty() || !plan.narrowings.isEmpty()) {
-            rows.tidy(plan.withdrawals, plan.narrowings);
+            List<RegistrationRows.Change> notWithdrawn = rows.tidy(plan.withdrawals, plan.narrowings);
+            if (!notWithdrawn.isEmpty()) {
+                // Their leases are gone from memory: as rows in doubt, the next sweep writes them
+                // again, which tells it their generation, and withdraws them once idle.
+                Map<ResourceKey, Long> again = new TreeMap<>(Comparator.comparing(ResourceKey::value));
+                notWithdrawn.forEach(change -> again.merge(change.resource(), change.minToken(), Math::min));
+                fences.rowsInDoubt(again);
+            }
         }
     }
 }

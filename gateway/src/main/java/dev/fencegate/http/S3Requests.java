@@ -45,10 +45,9 @@ public final class S3Requests {
         }
         boolean bucket = key.indexOf('/', 1) < 0;
         int query = target.indexOf('?');
-        if (bucket && method.equals("DELETE")) {
-            return Optional.of("DeleteBucket: some S3 stores delete a bucket with every object still in it (SeaweedFS as it"
-                    + " ships), under fences the gateway never checks; delete the bucket's objects through the gateway and the"
-                    + " bucket at the store");
+        Optional<String> bucketDelete = bucketDelete(method, key);
+        if (bucketDelete.isPresent()) {
+            return bucketDelete;
         }
         if (bucket && query >= 0 && query < target.length() - 1) {
             return Optional.of("bucket configuration (" + target.substring(query) + ") can delete, replace or lock objects"
@@ -60,6 +59,20 @@ public final class S3Requests {
             return Optional.of("bucket configuration (" + setting.get() + ", set as the bucket is created) can let writes in or"
                     + " lock objects later, under fences the gateway never checks; create the bucket at the store, not through"
                     + " the gateway");
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Why a DELETE of the one-segment {@code key} may delete more than its own object: to an S3
+     * store it is DeleteBucket, which some stores apply to a bucket with every object still in it
+     * (SeaweedFS as it ships); empty for any other write.
+     */
+    public static Optional<String> bucketDelete(String method, String key) {
+        if (method.equals("DELETE") && key.indexOf('/', 1) < 0) {
+            return Optional.of("a DELETE of a top-level path is DeleteBucket to an S3 store, and some delete a bucket with every"
+                    + " object still in it (SeaweedFS as it ships), under fences the gateway never checks; delete the objects"
+                    + " through the gateway and the bucket at the store");
         }
         return Optional.empty();
     }

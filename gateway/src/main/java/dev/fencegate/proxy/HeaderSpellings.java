@@ -16,13 +16,33 @@ final class HeaderSpellings {
         if (name.length() != lowerCase.length()) {
             return false;
         }
-        for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            char read = c == '_' || c == '.' ? '-' : c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
-            if (read != lowerCase.charAt(i)) {
+        return holdsAt(name, 0, lowerCase);
+    }
+
+    /** Whether {@code name}, read as {@link #sameName} reads it, holds {@code lowerCase} from {@code at}. */
+    static boolean holdsAt(CharSequence name, int at, String lowerCase) {
+        if (at < 0 || at + lowerCase.length() > name.length()) {
+            return false;
+        }
+        for (int i = 0; i < lowerCase.length(); i++) {
+            if (read(name.charAt(at + i)) != lowerCase.charAt(i)) {
                 return false;
             }
         }
         return true;
+    }
+
+    /** Whether {@code name}, read as {@link #sameName} reads it, holds {@code lowerCase} anywhere. */
+    static boolean holds(CharSequence name, String lowerCase) {
+        for (int at = 0; at + lowerCase.length() <= name.length(); at++) {
+            if (holdsAt(name, at, lowerCase)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static char read(char c) {
+        return c == '_' || c == '.' ? '-' : c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
     }
 }

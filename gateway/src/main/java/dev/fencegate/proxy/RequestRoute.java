@@ -116,12 +116,17 @@ sealed interface RequestRoute {
     List<String> OC_CHUNKED = List.of("oc-chunked");
 
     /**
-     * Headers that make an S3 store change objects other than the one the path names: MinIO's
-     * {@code x-minio-force-delete} deletes a bucket with every object in it, or every object under
-     * the path taken as a prefix; its (and RustFS's) Snowball auto-extract writes each entry of the
-     * archive PUT as an object of its own, in the bucket or under the prefix the other header names.
+     * Whether a header makes an S3 store change objects other than the one the path names: a
+     * force delete ({@code x-minio-force-delete}, RustFS's {@code x-rustfs-force-delete}, any
+     * {@code x-*-force-delete}) deletes a bucket with every object in it, or every object under the
+     * path taken as a prefix; a Snowball auto-extract (MinIO's {@code X-Amz-Meta-Snowball-Auto-Extract},
+     * RustFS's {@code X-Amz-Snowball-Auto-Extract}, and the prefix headers that go with them: any
+     * header naming {@code snowball}) writes each entry of the archive PUT as an object of its own.
      */
-    List<String> FAN_OUT = List.of("x-minio-force-delete", "x-amz-meta-snowball-auto-extract", "x-amz-meta-minio-snowball-prefix");
+    static boolean fansOut(CharSequence name) {
+        return HeaderSpellings.holdsAt(name, 0, "x-") && HeaderSpellings.holdsAt(name, name.length() - "-force-delete".length(),
+                "-force-delete") || HeaderSpellings.holds(name, "snowball");
+    }
 
     /**
      * The first query parameter that {@link #QUERY_OVERRIDES overrides} the method, named as a
@@ -183,7 +188,11 @@ sealed interface RequestRoute {
                     + " the store assembles its chunks into another object than the one the path names; send the whole object"),
                     false);
         }
-        String fanOut = firstOf(head, FAN_OUT);
+        String fanOut = null;
+        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = head.headers().iteratorCharSequence(); it.hasNext() && fanOut == null; ) {
+            CharSequence name = it.next().getKey();
+            fanOut = fansOut(name) ? name.toString() : null;
+        }
         if (fanOut != null) {
             // Any value: MinIO extracts when the header's value merely contains "true".
             return new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, head.method() + " with " + fanOut + " is not served: an S3"
@@ -240,7 +249,8 @@ sealed interface RequestRoute {
             // A store of unknown kind may be S3, whose RenameObject removes the object its header names,
             // and whose bucket configurations delete or replace objects later.
             Optional<String> rename = S3Requests.renames(head.uri(), head.headers().contains(S3Requests.RENAME_SOURCE))
-                    .or(() -> S3Requests.bucketConfiguration(head.uri(), object.value()));
+                    .or(() -> S3Requests.bucketConfiguration(head.uri(), object.value()))
+                    .or(() -> S3Requests.bucketDelete(head.method().name(), object.value()));
             if (rename.isPresent()) {
                 return new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, rename.get() + " (--store-kind http may front an S3 store)"),
                         false);

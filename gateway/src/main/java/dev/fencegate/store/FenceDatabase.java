@@ -133,13 +133,16 @@ public final class FenceDatabase implements AutoCloseable {
 
     /**
      * The database probes a migration session's client after 10 s of silence, every 5 s, and ends
-     * the session after 3 probes go unanswered: a gateway whose host is lost mid-migration (a
+     * the session after 3 probes go unanswered, or once data it sent has gone unacknowledged for 25 s
+     * (probes are not sent while an answer waits to be acknowledged, as one does when the host is
+     * lost as a statement ends): a gateway whose host is lost mid-migration (a
      * partition, no FIN or RST) would otherwise leave its transaction open, holding the fence
      * table's lock and stopping every instance's writes, until the system's keepalive gave up (over
      * two hours by default). Not an idle-in-transaction timeout: Flyway's lock is held by a
      * transaction left idle for as long as a migration runs.
      */
-    static final String MIGRATION_KEEPALIVES = " -c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3";
+    static final String MIGRATION_KEEPALIVES = " -c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3"
+            + " -c tcp_user_timeout=25000";
 
     /** A data source of migration sessions, as {@link #migrate} opens them. */
     HikariDataSource migrationSessions() {

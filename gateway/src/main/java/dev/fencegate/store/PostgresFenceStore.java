@@ -202,8 +202,11 @@ public final class PostgresFenceStore implements FenceStore {
             }
             return decisions;
         } catch (SQLException e) {
-            return unavailableFor(again, unavailable("fences for " + again.size() + " claim(s), first "
-                    + again.get(0).resource() + ", were raised or registered but could not be judged", e).getMessage());
+            List<FenceDecision> unjudged = new ArrayList<>(again.size());
+            String detail = unavailable("fences for " + again.size() + " claim(s), first " + again.get(0).resource()
+                    + ", were raised or registered but could not be judged", e).getMessage();
+            again.forEach(claim -> unjudged.add(new FenceDecision.Unavailable(detail, true)));
+            return unjudged;
         }
     }
 

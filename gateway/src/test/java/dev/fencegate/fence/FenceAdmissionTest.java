@@ -47,8 +47,9 @@ class FenceAdmissionTest {
         }
 
         @Override
-        public void tidy(List<Change> withdrawals, List<Change> narrowings) {
+        public List<Change> tidy(List<Change> withdrawals, List<Change> narrowings) {
             withdrawals.forEach(change -> withdrawn.add(change.resource()));
+            return List.of();
         }
 
         @Override

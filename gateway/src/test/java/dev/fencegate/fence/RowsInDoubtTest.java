@@ -52,7 +52,8 @@ class RowsInDoubtTest {
         }
 
         @Override
-        public void tidy(List<Change> withdrawals, List<Change> narrowings) {
+        public List<Change> tidy(List<Change> withdrawals, List<Change> narrowings) {
+            return List.of();
         }
 
         @Override
@@ -195,13 +196,14 @@ class RowsInDoubtTest {
         }
 
         @Override
-        public void tidy(List<Change> withdrawals, List<Change> narrowings) {
+        public List<Change> tidy(List<Change> withdrawals, List<Change> narrowings) {
             for (Change change : withdrawals) {
                 long[] row = rows.get(change.resource());
                 if (row != null && row[1] == change.generation()) {
                     rows.remove(change.resource());
                 }
             }
+            return List.of();
         }
 
         @Override

@@ -430,9 +430,10 @@ class RequestRouteTest {
     }
 
     /**
-     * Headers with which an S3 store changes objects other than the one the path names (MinIO's
-     * force delete of a bucket or a prefix, its and RustFS's Snowball auto-extract of an archive into
-     * objects) are refused under every kind, in any case and spelling, with any value; reads pass.
+     * Headers with which an S3 store changes objects other than the one the path names (MinIO's and
+     * RustFS's force delete of a bucket or a prefix, their Snowball auto-extract of an archive into
+     * objects, and its prefix) are refused under every kind, in any case and spelling, with any
+     * value; reads pass.
      */
     @Test
     void writesWhoseHeadersMakeTheStoreChangeOtherObjectsAreRefused() {
@@ -441,7 +442,10 @@ class RequestRouteTest {
                 {"DELETE", "/bucket/dir", "x_minio_force_delete", "true"},
                 {"PUT", "/bucket/batch.tar", "X-Amz-Meta-Snowball-Auto-Extract", "true"},
                 {"PUT", "/bucket/batch.tar", "x-amz-meta-snowball-auto-extract", "yes, true"},
-                {"PUT", "/bucket/batch.tar", "X-Amz-Meta-Minio-Snowball-Prefix", "jobs/42"}};
+                {"PUT", "/bucket/batch.tar", "X-Amz-Meta-Minio-Snowball-Prefix", "jobs/42"},
+                {"DELETE", "/bucket/dir", "X-Rustfs-Force-Delete", "true"}, {"DELETE", "/bucket", "x.rustfs.force.delete", "1"},
+                {"PUT", "/bucket/batch.tar", "X-Amz-Snowball-Auto-Extract", "true"},
+                {"PUT", "/bucket/batch.tar", "x-amz-meta-rustfs-snowball-prefix", "jobs/42"}};
         List<ClaimRules> kinds = List.of(CLAIMS, new ClaimRules(new GenericHttpIdentity(), ResourceScopes.perObject(), Optional.empty()),
                 new ClaimRules(new WebDavIdentity(), ResourceScopes.perObject(), Optional.empty()),
                 new ClaimRules(new S3VirtualHostIdentity(new VirtualHosts(List.of("s3.example.com"))), ResourceScopes.perObject(),
@@ -455,7 +459,8 @@ class RequestRouteTest {
                                 answer -> assertThat(answer.problem().outcome()).isEqualTo(Outcome.UNFENCEABLE_WRITE));
             }
         }
-        assertThat(route(new String[] {"PUT", "/bucket/batch.tar", "X-Amz-Meta-Snowball", "true"})).isInstanceOf(RequestRoute.Fenced.class);
+        assertThat(route(new String[] {"PUT", "/bucket/batch.tar", "X-Amz-Meta-Force-Deleted-By", "ops"}))
+                .isInstanceOf(RequestRoute.Fenced.class);
         assertThat(route(HttpMethod.GET, "/bucket/dir", "x-minio-force-delete", "true")).as("reads pass through")
                 .isNotInstanceOf(RequestRoute.Answer.class);
     }
@@ -481,6 +486,26 @@ class RequestRouteTest {
             head.headers().set("Host", "store.internal").set("Fencing-Token", "3");
             assertThat(RequestRoute.of(head, POLICY, http)).as(target).isInstanceOf(RequestRoute.Fenced.class);
         }
+    }
+
+    /**
+     * Under http, whose store may be S3, a DELETE of a top-level path is DeleteBucket there, which
+     * some stores apply to a bucket with its objects: refused. Deeper paths are fenced as themselves.
+     */
+    @Test
+    void underHttpADeleteOfATopLevelPathIsRefused() {
+        ClaimRules http = new ClaimRules(new GenericHttpIdentity(), ResourceScopes.perObject(), Optional.empty());
+        for (String target : new String[] {"/data", "/data/"}) {
+            HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.DELETE, target);
+            head.headers().set("Host", "store.internal").set("Fencing-Token", "3");
+            assertThat(RequestRoute.of(head, POLICY, http)).as(target).isInstanceOf(RequestRoute.Answer.class);
+        }
+        HttpRequest deeper = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.DELETE, "/data/report");
+        deeper.headers().set("Host", "store.internal").set("Fencing-Token", "3");
+        assertThat(RequestRoute.of(deeper, POLICY, http)).isInstanceOf(RequestRoute.Fenced.class);
+        HttpRequest put = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT, "/data");
+        put.headers().set("Host", "store.internal").set("Fencing-Token", "3");
+        assertThat(RequestRoute.of(put, POLICY, http)).as("a PUT of a top-level path").isInstanceOf(RequestRoute.Fenced.class);
     }
 
     /**

@@ -96,12 +96,12 @@ final class FenceInstance implements AutoCloseable {
             }
 
             @Override
-            public void tidy(List<Change> withdrawals, List<Change> narrowings) {
+            public List<Change> tidy(List<Change> withdrawals, List<Change> narrowings) {
                 Runnable late = beforeTidy.getAndSet(null);
                 if (late != null) {
                     late.run();
                 }
-                postgresRows.tidy(withdrawals, narrowings);
+                return postgresRows.tidy(withdrawals, narrowings);
             }
 
             @Override

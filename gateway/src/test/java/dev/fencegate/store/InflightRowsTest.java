@@ -75,9 +75,9 @@ class InflightRowsTest {
     }
 
     /**
-     * A sweep skips the rows another transaction holds (a batch writing them again) and leaves them
-     * for a later sweep: it never waits on a row, so it never waits in a cycle with a batch, which
-     * locks registration rows and fence rows in an order of its own.
+     * A sweep skips the rows another transaction holds (a batch writing them again) and hands the
+     * withdrawals back, to be written again and withdrawn later: it never waits on a row, so it never
+     * waits in a cycle with a batch, which locks registration rows and fence rows in an order of its own.
      */
     @Test
     void aSweepSkipsRowsAnotherTransactionHoldsSoItNeverWaitsInACycleWithABatch() throws Exception {
@@ -109,18 +109,17 @@ class InflightRowsTest {
                 lock.setString(3, heldNarrowed.value());
                 lock.executeQuery().close();
             }
-            Future<?> sweep = sweeper.submit(() -> {
-                mine.tidy(withdrawals, narrowings);
-                return null;
-            });
-            sweep.get(10, TimeUnit.SECONDS); // waiting on the held rows, it would not return until the other transaction ends
+            Future<List<RegistrationRows.Change>> sweep = sweeper.submit(() -> mine.tidy(withdrawals, narrowings));
+            // Waiting on the held rows, it would not return until the other transaction ends.
+            assertThat(sweep.get(10, TimeUnit.SECONDS)).as("handed back to be written again and withdrawn later")
+                    .containsExactly(withdrawals.get(0));
             assertThat(minTokens(id, batch)).as("the held rows are left as they were, the free ones withdrawn and narrowed")
                     .isEqualTo(Map.of(held.value(), 3L, heldNarrowed.value(), 3L, freeNarrowed.value(), 5L));
             other.rollback();
         } finally {
             sweeper.shutdownNow();
         }
-        mine.tidy(withdrawals, narrowings);
+        assertThat(mine.tidy(withdrawals, narrowings)).isEmpty();
         assertThat(minTokens(id, batch)).as("a later sweep").isEqualTo(Map.of(heldNarrowed.value(), 5L, freeNarrowed.value(), 5L));
     }
 

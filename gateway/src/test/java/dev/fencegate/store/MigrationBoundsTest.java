@@ -69,17 +69,18 @@ class MigrationBoundsTest {
     /**
      * A gateway whose host is lost mid-migration leaves no open transaction holding the fence
      * table's lock for hours: its migration sessions ask the database to probe their client after
-     * 10 s of silence, every 5 s, and end the session after 3 unanswered probes.
+     * 10 s of silence, every 5 s, and end the session after 3 unanswered probes, or once data it
+     * sent has gone unacknowledged for 25 s.
      */
     @Test
     void migrationSessionsHaveTheDatabaseProbeTheirGatewaySoALostHostReleasesItsLocks() throws SQLException {
         try (var sessions = database.migrationSessions(); Connection connection = sessions.getConnection();
              Statement sql = connection.createStatement();
              ResultSet row = sql.executeQuery("SELECT current_setting('tcp_keepalives_idle'), current_setting('tcp_keepalives_interval'),"
-                     + " current_setting('tcp_keepalives_count'), current_setting('statement_timeout')")) {
+                     + " current_setting('tcp_keepalives_count'), current_setting('tcp_user_timeout'), current_setting('statement_timeout')")) {
             row.next();
-            assertThat(List.of(row.getString(1), row.getString(2), row.getString(3), row.getString(4)))
-                    .as("over TCP, as the tests connect").containsExactly("10", "5", "3", "0");
+            assertThat(List.of(row.getString(1), row.getString(2), row.getString(3), row.getString(4), row.getString(5)))
+                    .as("over TCP, as the tests connect").containsExactly("10", "5", "3", "25000", "0");
         }
     }
 }
