@@ -326,7 +326,9 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter {
                 }
             }
             case FORWARDING -> forwarding.onIdle();
-            case COLLECTING_BODY, AWAITING_BODY, DISCARDING_BODY -> refuse(Problem.of(Outcome.REQUEST_TIMEOUT, "request body stalled"));
+            case COLLECTING_BODY, AWAITING_BODY -> refuse(Problem.of(Outcome.REQUEST_TIMEOUT, "request body stalled"));
+            // Answered already: a second answer would be read as the next request's.
+            case DISCARDING_BODY -> closeAfterFlush();
             case CHECKING_FENCE, CLOSING -> { }
         }
     }
