@@ -248,9 +248,11 @@ sealed interface RequestRoute {
         if (claims.identity() instanceof GenericHttpIdentity) {
             // A store of unknown kind may be S3, whose RenameObject removes the object its header names,
             // and whose bucket configurations delete or replace objects later.
+            // Behind an --upstream path, every path the store gets is deeper than a bucket's.
+            boolean bucketLevel = ((GenericHttpIdentity) claims.identity()).upstreamPath().isEmpty();
             Optional<String> rename = S3Requests.renames(head.uri(), head.headers().contains(S3Requests.RENAME_SOURCE))
-                    .or(() -> S3Requests.bucketConfiguration(head.uri(), object.value()))
-                    .or(() -> S3Requests.bucketDelete(head.method().name(), object.value()));
+                    .or(() -> bucketLevel ? S3Requests.bucketConfiguration(head.uri(), object.value()) : Optional.empty())
+                    .or(() -> bucketLevel ? S3Requests.bucketDelete(head.method().name(), object.value()) : Optional.empty());
             if (rename.isPresent()) {
                 return new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, rename.get() + " (--store-kind http may front an S3 store)"),
                         false);

@@ -16,9 +16,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
@@ -149,6 +151,8 @@ public final class PostgresFenceStore implements FenceStore {
                     decisions.set(first.again().get(j), again.get(j));
                 }
             }
+            // Announced at once: a step below that fails must not leave a committed raise untold.
+            Set<Integer> announced = askOthersToRelease(connection, decisions, Set.of());
             FirstHolders.Outcome named = FirstHolders.nameUnnamed(connection, claims, decisions, again -> ReadAndJudge.judgeAll(connection, instance, again));
             if (named.wrote()) {
                 commits.increment();
@@ -157,7 +161,7 @@ public final class PostgresFenceStore implements FenceStore {
                 commits.increment();
             }
             standbys.confirmStandbysStillNamed(connection, claims, decisions);
-            askOthersToRelease(connection, decisions);
+            askOthersToRelease(connection, decisions, announced);
             return decisions;
         } catch (SQLException e) {
             // After the batch's statement, or as its answer was lost: what it raised may have
@@ -182,8 +186,12 @@ public final class PostgresFenceStore implements FenceStore {
         List<FenceClaim> again = first.again().stream().map(claims::get).toList();
         if (first.warning() != null) {
             FenceClaim claim = again.get(0);
-            return unavailableFor(again, "fence for " + claim.resource() + " raised to or registered at " + claim.token()
-                    + " but the commit is not confirmed durable: " + first.warning().getMessage());
+            // Committed on the primary all the same: the raise is visible there, and not announced.
+            String detail = "fence for " + claim.resource() + " raised to or registered at " + claim.token()
+                    + " but the commit is not confirmed durable: " + first.warning().getMessage();
+            List<FenceDecision> unconfirmed = new ArrayList<>(again.size());
+            again.forEach(each -> unconfirmed.add(new FenceDecision.Unavailable(detail, true)));
+            return unconfirmed;
         }
         try {
             List<FenceDecision> second = ReadAndJudge.judgeAll(connection, instance, again);
@@ -218,27 +226,24 @@ public final class PostgresFenceStore implements FenceStore {
      * that may hold a fence or send to it is registered, and the read after the raise's commit
      * sees every registration committed before it; one committed later was read after the raise).
      */
-    private static void askOthersToRelease(Connection connection, List<FenceDecision> decisions) throws SQLException {
+    private static Set<Integer> askOthersToRelease(Connection connection, List<FenceDecision> decisions, Set<Integer> already)
+            throws SQLException {
         List<String> notices = new ArrayList<>();
-        for (FenceDecision decision : decisions) {
-            if (decision instanceof FenceDecision.Draining draining) {
+        Set<Integer> asked = new HashSet<>(already);
+        for (int i = 0; i < decisions.size(); i++) {
+            if (decisions.get(i) instanceof FenceDecision.Draining draining && asked.add(i)) {
                 notices.add(InflightListener.notice(draining.claim().resource(), draining.claim().token().value()));
             }
         }
         if (notices.isEmpty()) {
-            return;
+            return asked;
         }
         try (PreparedStatement notify = connection.prepareStatement("SELECT pg_notify(?, n) FROM unnest(?::text[]) AS n")) {
             notify.setString(1, InflightListener.CHANNEL);
             notify.setArray(2, connection.createArrayOf("text", notices.toArray()));
             notify.execute();
         }
-    }
-
-    private static List<FenceDecision> unavailableFor(List<FenceClaim> claims, String detail) {
-        List<FenceDecision> decisions = new ArrayList<>(claims.size());
-        claims.forEach(claim -> decisions.add(new FenceDecision.Unavailable(detail)));
-        return decisions;
+        return asked;
     }
 
     /** Commits made by fence checks; a batch's registrations and raises share one. */

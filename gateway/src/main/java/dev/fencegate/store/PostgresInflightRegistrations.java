@@ -43,7 +43,8 @@ public final class PostgresInflightRegistrations implements RegistrationRows {
     /**
      * Binds the resources and the generations they must still have, then the instance three times;
      * answers the rows skipped. A row another transaction has locked (a batch writing it again) is
-     * skipped, and handed back for the sweep to write again and withdraw later: the sweep never
+     * skipped, and handed back for the sweep to write again and withdraw later, unless it has
+     * expired (another instance's raise may be removing it, and it covers nothing any more): the sweep never
      * waits on a row, so it cannot wait in a cycle with a batch whose statement locks rows of both
      * tables in an order of its own.
      */
@@ -57,7 +58,7 @@ public final class PostgresInflightRegistrations implements RegistrationRows {
                           WHERE i.instance = ? AND i.resource = free.resource AND i.generation = free.generation
                           RETURNING i.resource)
             SELECT f.resource FROM fence_inflight f JOIN w ON f.resource = w.resource AND f.generation = w.generation
-            WHERE f.instance = ? AND NOT EXISTS (SELECT 1 FROM gone WHERE gone.resource = f.resource)""";
+            WHERE f.instance = ? AND f.until > now() AND NOT EXISTS (SELECT 1 FROM gone WHERE gone.resource = f.resource)""";
     /** Binds the resources, their new minimum tokens and the generations they must still have, then the instance twice; skips locked rows as {@link #WITHDRAW} does. */
     private static final String NARROW = """
             WITH n AS (SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[]) AS n(resource, min_token, generation)),

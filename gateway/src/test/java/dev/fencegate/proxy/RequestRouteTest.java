@@ -490,7 +490,8 @@ class RequestRouteTest {
 
     /**
      * Under http, whose store may be S3, a DELETE of a top-level path is DeleteBucket there, which
-     * some stores apply to a bucket with its objects: refused. Deeper paths are fenced as themselves.
+     * some stores apply to a bucket with its objects: refused. Deeper paths are fenced as themselves,
+     * and so is every path behind an --upstream path, which the store gets deeper than a bucket.
      */
     @Test
     void underHttpADeleteOfATopLevelPathIsRefused() {
@@ -506,6 +507,14 @@ class RequestRouteTest {
         HttpRequest put = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT, "/data");
         put.headers().set("Host", "store.internal").set("Fencing-Token", "3");
         assertThat(RequestRoute.of(put, POLICY, http)).as("a PUT of a top-level path").isInstanceOf(RequestRoute.Fenced.class);
+        ClaimRules behindABucket = new ClaimRules(new GenericHttpIdentity("/mybucket", false), ResourceScopes.perObject(),
+                Optional.empty());
+        for (String[] request : new String[][] {{"DELETE", "/report"}, {"PUT", "/report?acl"}}) {
+            HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(request[0]), request[1]);
+            head.headers().set("Host", "store.internal").set("Fencing-Token", "3");
+            assertThat(RequestRoute.of(head, POLICY, behindABucket)).as("behind --upstream .../mybucket, an object's: " + request[1])
+                    .isInstanceOf(RequestRoute.Fenced.class);
+        }
     }
 
     /**

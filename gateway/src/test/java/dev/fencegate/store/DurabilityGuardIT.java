@@ -8,10 +8,13 @@ import dev.fencegate.client.PostgresLeaseStore;
 import dev.fencegate.config.DatabaseConfig;
 import dev.fencegate.config.SafetyConfig;
 import dev.fencegate.demo.MemoryObjectStore;
+import dev.fencegate.fence.FenceAdmission;
 import dev.fencegate.fence.FenceClaim;
 import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.fence.FenceStoreUnavailableException;
 import dev.fencegate.fence.FencingToken;
+import dev.fencegate.fence.InstanceFences;
+import dev.fencegate.fence.RememberedFences;
 import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.testing.GatewayHarness;
 import dev.fencegate.testing.RestartablePostgres;
@@ -157,6 +160,53 @@ class DurabilityGuardIT {
                 assertThatThrownBy(admitting::join)
                         .hasCauseInstanceOf(FenceStoreUnavailableException.class)
                         .hasMessageContaining("not confirmed durable");
+            }
+        }
+    }
+
+    /**
+     * A write's raise whose commit came back with a warning is answered 503, but its fence is visible
+     * on the primary and was announced to nobody: another instance holding the fence below it would
+     * go on admitting from memory. The claim is asked again, which announces the raise, and the hold
+     * ends.
+     */
+    @Test
+    void aRaiseWhoseCommitCameBackWithAWarningIsAnnouncedAndEndsTheHoldBelowIt() throws Exception {
+        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().setServerConfig("synchronous_commit", "on").start()) {
+            String url = postgres.getJdbcUrl("postgres", "postgres");
+            DatabaseConfig config = new DatabaseConfig(url, "public", "postgres", "", 6, Duration.ofSeconds(5));
+            ResourceKey key = new ResourceKey("/w/held");
+            FenceClaim five = new FenceClaim(key, new FencingToken(5), Optional.empty());
+            FenceClaim six = new FenceClaim(key, new FencingToken(6), Optional.empty());
+            FenceInstance.FakeClock clock = new FenceInstance.FakeClock();
+            try (FenceDatabase database = FenceDatabase.open(config);
+                 Connection admin = DriverManager.getConnection(url, "postgres", "");
+                 Statement statement = admin.createStatement()) {
+                database.migrate();
+                try (FenceInstance holder = new FenceInstance(database, clock, HeldFencesTest.TIMING, 100, true)) {
+                    holder.holdAt(five);
+
+                    nameSyncStandbys(statement, "nobody");
+                    UUID other = UUID.randomUUID();
+                    InstanceFences fences = new InstanceFences(new PostgresInflightRegistrations(database.dataSource(), other),
+                            HeldFencesTest.TIMING, clock::now);
+                    FenceAdmission raising = new FenceAdmission(new PostgresFenceStore(database.dataSource(), other), fences,
+                            new RememberedFences(100), regressed -> { });
+                    fences.enter(six);
+                    var attempt = java.util.concurrent.CompletableFuture.supplyAsync(() -> raising.attempt(six));
+                    Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
+                        cancelSyncRepWaits(statement);
+                        return attempt.isDone();
+                    });
+                    assertThat(attempt.get()).isInstanceOfSatisfying(FenceDecision.Unavailable.class,
+                            unavailable -> assertThat(unavailable.detail()).contains("not confirmed durable"));
+                    fences.exit(six);
+                    nameSyncStandbys(statement, "");
+
+                    assertThat(new PostgresFenceStore(database.dataSource()).read(key).orElseThrow().token().value()).isEqualTo(6);
+                    Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                            assertThat(holder.writeAndFinish(five)).isInstanceOf(FenceDecision.Stale.class));
+                }
             }
         }
     }
