@@ -157,6 +157,21 @@ final class RaiseOrJudge {
         }
     }
 
+    /**
+     * A commit waiting for a synchronous standby outlives the session's statement timeout, which
+     * stops before the commit, and the driver's socket timeout would end only this side's wait: the
+     * session would go on waiting, holding the fence rows, and its raise would land whenever the
+     * standby came back, announced to nobody. So the driver cancels the statement a while before
+     * its socket times out: a cancel ends the wait, and the commit comes back with a warning, which
+     * the batch answers as a raise that may stand, and announces.
+     */
+    private static void cancelAWaitingCommit(Connection connection, PreparedStatement statement) throws SQLException {
+        int socketMillis = connection.getNetworkTimeout();
+        if (socketMillis > 0) {
+            statement.setQueryTimeout(Math.max(1, (socketMillis - 3_000) / 1_000));
+        }
+    }
+
     private static Look run(Connection connection, String sql, UUID instance, List<FenceClaim> claims,
                             Map<ResourceKey, Long> register, Duration length, boolean upsertedAgain) throws SQLException {
         Map<ResourceKey, Integer> highest = new HashMap<>();
@@ -171,6 +186,7 @@ final class RaiseOrJudge {
         List<Integer> created = new ArrayList<>();
         boolean raisedAny = false;
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            cancelAWaitingCommit(connection, statement);
             statement.setObject(1, instance);
             statement.setDouble(2, length.toNanos() / 1e9);
             statement.setArray(3, connection.createArrayOf("text", register.keySet().stream().map(ResourceKey::value).toArray()));

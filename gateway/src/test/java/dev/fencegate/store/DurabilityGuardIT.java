@@ -212,6 +212,52 @@ class DurabilityGuardIT {
     }
 
     /**
+     * A raise whose commit waits for a synchronous standby that does not come, past the fence
+     * check's statement timeout (which stops before the commit): the driver cancels it before its
+     * socket times out, so the session does not go on waiting with the fence row locked, to land
+     * the raise unannounced when the standby comes back. The cancelled commit comes back with a
+     * warning, and the raise is announced.
+     */
+    @Test
+    void aRaiseWhoseStandbyWaitOutlastsTheCheckIsCancelledAnnouncedAndEndsTheHoldBelowIt() throws Exception {
+        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().setServerConfig("synchronous_commit", "on").start()) {
+            String url = postgres.getJdbcUrl("postgres", "postgres");
+            DatabaseConfig config = new DatabaseConfig(url, "public", "postgres", "", 6, Duration.ofSeconds(2));
+            ResourceKey key = new ResourceKey("/w/held");
+            FenceClaim five = new FenceClaim(key, new FencingToken(5), Optional.empty());
+            FenceClaim six = new FenceClaim(key, new FencingToken(6), Optional.empty());
+            FenceInstance.FakeClock clock = new FenceInstance.FakeClock();
+            try (FenceDatabase database = FenceDatabase.open(config);
+                 Connection admin = DriverManager.getConnection(url, "postgres", "");
+                 Statement statement = admin.createStatement()) {
+                database.migrate();
+                try (FenceInstance holder = new FenceInstance(database, clock, HeldFencesTest.TIMING, 100, true)) {
+                    holder.holdAt(five);
+
+                    nameSyncStandbys(statement, "nobody");
+                    UUID other = UUID.randomUUID();
+                    InstanceFences fences = new InstanceFences(new PostgresInflightRegistrations(database.dataSource(), other),
+                            HeldFencesTest.TIMING, clock::now);
+                    FenceAdmission raising = new FenceAdmission(new PostgresFenceStore(database.dataSource(), other, () -> true),
+                            fences, new RememberedFences(100), regressed -> { });
+                    fences.enter(six);
+                    assertThat(raising.attempt(six)).isInstanceOf(FenceDecision.Unavailable.class);
+                    fences.exit(six);
+                    try (var waiting = statement.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")) {
+                        waiting.next();
+                        assertThat(waiting.getInt(1)).as("no session left waiting for the standby").isZero();
+                    }
+                    nameSyncStandbys(statement, "");
+
+                    assertThat(new PostgresFenceStore(database.dataSource()).read(key).orElseThrow().token().value()).isEqualTo(6);
+                    Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                            assertThat(holder.writeAndFinish(five)).isInstanceOf(FenceDecision.Stale.class));
+                }
+            }
+        }
+    }
+
+    /**
      * The worker library's lease store holds its grants to the same rule: a grant whose commit
      * came back with a warning may be gone after a failover, and the same token granted again, so
      * the caller gets a failure, not a lease.
