@@ -172,43 +172,15 @@ class DurabilityGuardIT {
      */
     @Test
     void aRaiseWhoseCommitCameBackWithAWarningIsAnnouncedAndEndsTheHoldBelowIt() throws Exception {
-        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().setServerConfig("synchronous_commit", "on").start()) {
-            String url = postgres.getJdbcUrl("postgres", "postgres");
-            DatabaseConfig config = new DatabaseConfig(url, "public", "postgres", "", 6, Duration.ofSeconds(5));
-            ResourceKey key = new ResourceKey("/w/held");
-            FenceClaim five = new FenceClaim(key, new FencingToken(5), Optional.empty());
-            FenceClaim six = new FenceClaim(key, new FencingToken(6), Optional.empty());
-            FenceInstance.FakeClock clock = new FenceInstance.FakeClock();
-            try (FenceDatabase database = FenceDatabase.open(config);
-                 Connection admin = DriverManager.getConnection(url, "postgres", "");
-                 Statement statement = admin.createStatement()) {
-                database.migrate();
-                try (FenceInstance holder = new FenceInstance(database, clock, HeldFencesTest.TIMING, 100, true)) {
-                    holder.holdAt(five);
-
-                    nameSyncStandbys(statement, "nobody");
-                    UUID other = UUID.randomUUID();
-                    InstanceFences fences = new InstanceFences(new PostgresInflightRegistrations(database.dataSource(), other),
-                            HeldFencesTest.TIMING, clock::now);
-                    FenceAdmission raising = new FenceAdmission(new PostgresFenceStore(database.dataSource(), other), fences,
-                            new RememberedFences(100), regressed -> { });
-                    fences.enter(six);
-                    var attempt = java.util.concurrent.CompletableFuture.supplyAsync(() -> raising.attempt(six));
-                    Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
-                        cancelSyncRepWaits(statement);
-                        return attempt.isDone();
-                    });
-                    assertThat(attempt.get()).isInstanceOfSatisfying(FenceDecision.Unavailable.class,
-                            unavailable -> assertThat(unavailable.detail()).contains("not confirmed durable"));
-                    fences.exit(six);
-                    nameSyncStandbys(statement, "");
-
-                    assertThat(new PostgresFenceStore(database.dataSource()).read(key).orElseThrow().token().value()).isEqualTo(6);
-                    Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-                            assertThat(holder.writeAndFinish(five)).isInstanceOf(FenceDecision.Stale.class));
-                }
-            }
-        }
+        raiseToSixPastAHoldAtFive(Duration.ofSeconds(5), () -> false, (raising, six, admin) -> {
+            var attempt = java.util.concurrent.CompletableFuture.supplyAsync(() -> raising.attempt(six));
+            Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
+                cancelSyncRepWaits(admin);
+                return attempt.isDone();
+            });
+            assertThat(attempt.get()).isInstanceOfSatisfying(FenceDecision.Unavailable.class,
+                    unavailable -> assertThat(unavailable.detail()).contains("not confirmed durable"));
+        });
     }
 
     /**
@@ -220,9 +192,30 @@ class DurabilityGuardIT {
      */
     @Test
     void aRaiseWhoseStandbyWaitOutlastsTheCheckIsCancelledAnnouncedAndEndsTheHoldBelowIt() throws Exception {
+        raiseToSixPastAHoldAtFive(Duration.ofSeconds(2), () -> true, (raising, six, admin) -> {
+            assertThat(raising.attempt(six)).isInstanceOf(FenceDecision.Unavailable.class);
+            try (var waiting = admin.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")) {
+                waiting.next();
+                assertThat(waiting.getInt(1)).as("no session left waiting for the standby").isZero();
+            }
+        });
+    }
+
+    /** How a raise is tried while the synchronous standbys named never come, with the admin session's statement at hand. */
+    private interface RaiseAttempt {
+        void attempt(FenceAdmission raising, FenceClaim six, Statement admin) throws Exception;
+    }
+
+    /**
+     * An instance holds /w/held at 5; synchronous standbys are named that never come, and another
+     * instance's write at 6 is tried as {@code attempt} says, with fence checks of {@code checkTimeout};
+     * once the standbys are no longer named, the fence reads 6 and the hold at 5 has ended.
+     */
+    private static void raiseToSixPastAHoldAtFive(Duration checkTimeout, java.util.function.BooleanSupplier standbysNamed,
+                                                  RaiseAttempt attempt) throws Exception {
         try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().setServerConfig("synchronous_commit", "on").start()) {
             String url = postgres.getJdbcUrl("postgres", "postgres");
-            DatabaseConfig config = new DatabaseConfig(url, "public", "postgres", "", 6, Duration.ofSeconds(2));
+            DatabaseConfig config = new DatabaseConfig(url, "public", "postgres", "", 6, checkTimeout);
             ResourceKey key = new ResourceKey("/w/held");
             FenceClaim five = new FenceClaim(key, new FencingToken(5), Optional.empty());
             FenceClaim six = new FenceClaim(key, new FencingToken(6), Optional.empty());
@@ -238,15 +231,11 @@ class DurabilityGuardIT {
                     UUID other = UUID.randomUUID();
                     InstanceFences fences = new InstanceFences(new PostgresInflightRegistrations(database.dataSource(), other),
                             HeldFencesTest.TIMING, clock::now);
-                    FenceAdmission raising = new FenceAdmission(new PostgresFenceStore(database.dataSource(), other, () -> true),
+                    FenceAdmission raising = new FenceAdmission(new PostgresFenceStore(database.dataSource(), other, standbysNamed),
                             fences, new RememberedFences(100), regressed -> { });
                     fences.enter(six);
-                    assertThat(raising.attempt(six)).isInstanceOf(FenceDecision.Unavailable.class);
+                    attempt.attempt(raising, six, statement);
                     fences.exit(six);
-                    try (var waiting = statement.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")) {
-                        waiting.next();
-                        assertThat(waiting.getInt(1)).as("no session left waiting for the standby").isZero();
-                    }
                     nameSyncStandbys(statement, "");
 
                     assertThat(new PostgresFenceStore(database.dataSource()).read(key).orElseThrow().token().value()).isEqualTo(6);
