@@ -112,8 +112,7 @@ class RaisesEndHoldsTest {
         a.holdAt(claim(5));
         AtomicBoolean armed = new AtomicBoolean(true);
         UUID other = UUID.randomUUID();
-        DataSource losing = readAfterCommitLost ? readAfterCommitLostOnce(database.dataSource(), armed)
-                : answerLostOnce(database.dataSource(), armed);
+        DataSource losing = losingOnce(readAfterCommitLost, armed);
         FenceAdmission raising = new FenceAdmission(new PostgresFenceStore(losing, other),
                 new InstanceFences(new PostgresInflightRegistrations(losing, other), HeldFencesTest.TIMING, clock::now),
                 new RememberedFences(100), regressed -> { });
@@ -140,8 +139,7 @@ class RaisesEndHoldsTest {
         a.holdAt(claim(5));
         AtomicBoolean armed = new AtomicBoolean(true);
         UUID other = UUID.randomUUID();
-        DataSource losing = readAfterCommitLost ? readAfterCommitLostOnce(database.dataSource(), armed)
-                : answerLostOnce(database.dataSource(), armed);
+        DataSource losing = losingOnce(readAfterCommitLost, armed);
         InstanceFences fences = new InstanceFences(new PostgresInflightRegistrations(losing, other), HeldFencesTest.TIMING, clock::now);
         FenceAdmission raising = new FenceAdmission(new PostgresFenceStore(losing, other), fences, new RememberedFences(100),
                 regressed -> { });
@@ -155,6 +153,11 @@ class RaisesEndHoldsTest {
         assertThat(new PostgresFenceStore(database.dataSource()).read(key).orElseThrow().token().value()).isEqualTo(6);
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
                 assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Stale.class));
+    }
+
+    /** Connections whose first fence raise, once {@code armed}, commits and then loses the read after it or its answer. */
+    private static DataSource losingOnce(boolean readAfterCommitLost, AtomicBoolean armed) {
+        return readAfterCommitLost ? readAfterCommitLostOnce(database.dataSource(), armed) : answerLostOnce(database.dataSource(), armed);
     }
 
     /** Connections whose first fence raise, once {@code armed}, commits and then has its connection ended before the read after it. */
