@@ -48,8 +48,8 @@ public interface RegistrationRows {
 
     /**
      * Best effort: a row left behind only delays other instances until it expires. Returns the
-     * withdrawals not made because another transaction held their rows (a narrowing not made only
-     * leaves a row covering more).
+     * withdrawals not made, or not known to be: those whose rows another transaction held, or all
+     * of them when the statement failed (a narrowing not made only leaves a row covering more).
      */
     List<Change> tidy(List<Change> withdrawals, List<Change> narrowings);
 

@@ -76,14 +76,11 @@ final class RegistrationSweep {
             }
         }
         if (!plan.withdrawals.isEmpty() || !plan.narrowings.isEmpty()) {
-            List<RegistrationRows.Change> notWithdrawn = rows.tidy(plan.withdrawals, plan.narrowings);
-            if (!notWithdrawn.isEmpty()) {
-                // Their leases are gone from memory: as rows in doubt, the next sweep writes them
-                // again, which tells it their generation, and withdraws them once idle.
-                Map<ResourceKey, Long> again = new TreeMap<>(Comparator.comparing(ResourceKey::value));
-                notWithdrawn.forEach(change -> again.merge(change.resource(), change.minToken(), Math::min));
-                fences.rowsInDoubt(again);
-            }
+            // A withdrawal not made (its row held by another transaction, most often this instance's
+            // own batch writing it again, which leaves it a new generation and a lease) is not tried
+            // again: written again as a row in doubt, it would be learned anew under the lease of a
+            // write under way. One whose holder rolled back is left to expire.
+            rows.tidy(plan.withdrawals, plan.narrowings);
         }
     }
 }

@@ -43,8 +43,7 @@ public final class PostgresInflightRegistrations implements RegistrationRows {
     /**
      * Binds the resources and the generations they must still have, then the instance three times;
      * answers the rows skipped. A row another transaction has locked (a batch writing it again) is
-     * skipped, and handed back for the sweep to write again and withdraw later, unless it has
-     * expired (another instance's raise may be removing it, and it covers nothing any more): the sweep never
+     * skipped, and answered unless it has expired (another instance's raise may be removing it): the sweep never
      * waits on a row, so it cannot wait in a cycle with a batch whose statement locks rows of both
      * tables in an order of its own.
      */
@@ -168,8 +167,7 @@ public final class PostgresInflightRegistrations implements RegistrationRows {
                 connection.setAutoCommit(true);
             }
         } catch (SQLException e) {
-            // None made, or not known to be: handed back to be written again and withdrawn later
-            // (a row left behind would delay other instances' raises until it expired).
+            // None made, or not known to be: a row left behind delays other instances' raises until it expires.
             return withdrawals;
         }
     }

@@ -596,40 +596,6 @@ class HeldFencesTest {
         assertThat(rows(a)).isZero();
     }
 
-    /**
-     * A withdrawal the sweep skipped because another transaction held the row (a batch that then
-     * rolled back) is not forgotten: the row is written again and withdrawn by a later sweep, so a
-     * raise elsewhere does not wait for it to expire.
-     */
-    @Test
-    void aWithdrawalSkippedWhileAnotherTransactionHeldTheRowIsMadeByALaterSweep() throws Exception {
-        FenceInstance a = instance(new LeaseTiming(TIMING.storeApply(), TIMING.headroom(), Duration.ofSeconds(10)), 100, true);
-        a.awaitListener();
-        assertThat(a.writeAndFinish(claim(5))).isInstanceOf(FenceDecision.Admitted.class);
-        assertThat(rows(a)).isEqualTo(1);
-        try (Connection other = database.dataSource().getConnection()) {
-            other.setAutoCommit(false);
-            try (PreparedStatement lock = other.prepareStatement(
-                    "SELECT 1 FROM fence_inflight WHERE instance = ? AND resource = ? FOR UPDATE")) {
-                lock.setObject(1, a.id);
-                lock.setString(2, key.value());
-                lock.executeQuery().close();
-            }
-            clock.advance(Duration.ofMillis(1_100));
-            a.fences.reconcile(); // the row is held: its withdrawal is skipped
-            other.rollback();
-        }
-        assertThat(rows(a)).as("skipped").isEqualTo(1);
-        for (int i = 0; i < 3; i++) {
-            clock.advance(Duration.ofMillis(1_100));
-            a.fences.reconcile();
-        }
-        assertThat(rows(a)).as("written again, then withdrawn once idle").isZero();
-        FenceInstance b = instance(TIMING, 100, true);
-        b.awaitListener();
-        assertThat(b.writeAndFinish(claim(6))).isInstanceOf(FenceDecision.Admitted.class);
-    }
-
     /** A resource written again keeps its registration for the idle release, so its writer keeps its hold. */
     @Test
     void aRegistrationWrittenUnderAgainIsKeptForTheIdleRelease() throws SQLException {

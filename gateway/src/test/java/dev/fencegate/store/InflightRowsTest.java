@@ -75,9 +75,9 @@ class InflightRowsTest {
     }
 
     /**
-     * A sweep skips the rows another transaction holds (a batch writing them again) and hands the
-     * withdrawals back, to be written again and withdrawn later: it never waits on a row, so it never
-     * waits in a cycle with a batch, which locks registration rows and fence rows in an order of its own.
+     * A sweep skips the rows another transaction holds (a batch writing them again) and answers the
+     * withdrawals it did not make: it never waits on a row, so it never waits in a cycle with a batch,
+     * which locks registration rows and fence rows in an order of its own.
      */
     @Test
     void aSweepSkipsRowsAnotherTransactionHoldsSoItNeverWaitsInACycleWithABatch() throws Exception {
@@ -111,7 +111,7 @@ class InflightRowsTest {
             }
             Future<List<RegistrationRows.Change>> sweep = sweeper.submit(() -> mine.tidy(withdrawals, narrowings));
             // Waiting on the held rows, it would not return until the other transaction ends.
-            assertThat(sweep.get(10, TimeUnit.SECONDS)).as("handed back to be written again and withdrawn later")
+            assertThat(sweep.get(10, TimeUnit.SECONDS)).as("the withdrawal not made")
                     .containsExactly(withdrawals.get(0));
             assertThat(minTokens(id, batch)).as("the held rows are left as they were, the free ones withdrawn and narrowed")
                     .isEqualTo(Map.of(held.value(), 3L, heldNarrowed.value(), 3L, freeNarrowed.value(), 5L));
