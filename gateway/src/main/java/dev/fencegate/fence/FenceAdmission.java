@@ -118,7 +118,7 @@ public final class FenceAdmission {
             }
         }
         if (!unjudged.isEmpty()) {
-            // Raised or registered, then not judged (the read after the commit failed).
+            // Raised or registered, then not judged: the read after the commit failed, or the commit came back with a warning.
             announceIfRaised(unjudged);
         }
         return decisions;
