@@ -68,6 +68,7 @@ public record GatewayConfig(
         }
         requireStoreNameListed(upstream, limits);
         requireNoPathForS3(upstream, limits);
+        requirePlainPathSegments(upstream);
         if (ioThreads < 1 || ioThreads > 256) {
             // 0, one per core, is turned into the count before this record is made.
             throw new IllegalArgumentException("--io-threads: " + ioThreads + " (expected 0 for one per core, or 1 to 256)");
@@ -185,6 +186,36 @@ public record GatewayConfig(
                     + limits.storeKind().value() + ": an S3 store reads the first segment of the path it gets as the bucket,"
                     + " so behind '" + path + "' every bucket a client names would be a key in another one)");
         }
+    }
+
+    /**
+     * The path {@code --upstream} adds is read as it is written: the refusals that depend on how
+     * deep a path reaches (a bucket under {@code http}) and the naming recorded with the fences take
+     * it segment by segment. A store that resolves {@code /x/..}, an empty segment, a path parameter
+     * or an escaped separator would reach another depth or folder than the one the gateway reads.
+     */
+    static void requirePlainPathSegments(URI upstream) {
+        String path = upstream.getRawPath() == null ? "" : upstream.getRawPath();
+        String trimmed = path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+        if (trimmed.isEmpty()) {
+            return;
+        }
+        for (String segment : trimmed.substring(1).split("/", -1)) {
+            String decoded = decodedSegment(segment);
+            if (decoded == null || decoded.isEmpty() || decoded.equals(".") || decoded.equals("..")
+                    || decoded.chars().anyMatch(c -> c == '/' || c == '\\' || c == ';' || c < 0x20 || c == 0x7f)) {
+                throw new IllegalArgumentException("--upstream: '" + upstream + "' (expected a path of plain segments: no"
+                        + " empty, '.' or '..' segment, no ';', '\\', control character or escaped '/' in any spelling, and"
+                        + " escapes of UTF-8 only; segment '" + segment + "' is not one, and a store that resolves it would reach"
+                        + " another folder than the one the gateway fences)");
+            }
+        }
+    }
+
+    /** The segment with its escapes decoded (the URI parse refused incomplete ones; bytes that are no UTF-8 read as U+FFFD). */
+    private static String decodedSegment(String rawSegment) {
+        String decoded = URI.create("http://h/" + rawSegment).getPath().substring(1);
+        return decoded.indexOf('\uFFFD') >= 0 ? null : decoded;
     }
 
     public HostPort upstreamAddress() {

@@ -100,6 +100,26 @@ class GatewayOptionsTest {
         }
     }
 
+    /**
+     * Behind {@code /x/..} the store reads every client's path at the root, where a top-level path is
+     * a bucket, while the gateway, reading the path as written, would take it for one level deeper.
+     */
+    @Test
+    void anUpstreamPathAStoreCouldResolveToAnotherFolderStopsTheStart() {
+        for (String kind : new String[] {"http", "webdav"}) {
+            for (String path : new String[] {"/x/..", "/x/../", "/x/%2e%2E", "/.", "/x/.%2e/y", "//", "/x//y", "/x/%2Fy",
+                    "/x/%5cy", "/x;p/y", "/x/%3By", "/x/%00", "/x/%C0%AE", "/x/%FF"}) {
+                Throwable failure = catchThrowable(() -> configOf("--upstream", "http://localhost:9000" + path, "--store-kind", kind));
+                assertThat(failure).as("%s %s", kind, path).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("--upstream").hasMessageContaining("expected a path of plain segments");
+            }
+            for (String path : new String[] {"/dav", "/dav/", "/a.b/..c/%20d", "/%C3%A9t%C3%A9/x~y"}) {
+                assertThat(configOf("--upstream", "http://localhost:9000" + path, "--store-kind", kind).upstreamPathPrefix())
+                        .as("%s %s", kind, path).isEqualTo(path.endsWith("/") ? path.substring(0, path.length() - 1) : path);
+            }
+        }
+    }
+
     @Test
     void temporaryNamesAreRefusedUnlessAllowed() {
         assertThat(configOf("--upstream", "http://store").limits().allowTemporaryNames()).isFalse();
