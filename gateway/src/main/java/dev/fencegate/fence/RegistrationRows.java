@@ -30,8 +30,7 @@ public interface RegistrationRows {
         }
 
         @Override
-        public List<Change> tidy(List<Change> withdrawals, List<Change> narrowings) {
-            return List.of();
+        public void tidy(List<Change> withdrawals, List<Change> narrowings) {
         }
 
         @Override
@@ -47,11 +46,10 @@ public interface RegistrationRows {
     List<Written> write(Map<ResourceKey, Long> minTokens, Duration length);
 
     /**
-     * Best effort: a row left behind only delays other instances until it expires. Returns the
-     * withdrawals not made, or not known to be: those whose rows another transaction held, or all
-     * of them when the statement failed (a narrowing not made only leaves a row covering more).
+     * Best effort: a row left behind (its withdrawal failed, or another transaction held it) only
+     * delays other instances until it expires; a narrowing not made only leaves a row covering more.
      */
-    List<Change> tidy(List<Change> withdrawals, List<Change> narrowings);
+    void tidy(List<Change> withdrawals, List<Change> narrowings);
 
     /** Best effort, on a clean stop. */
     void withdrawAll();

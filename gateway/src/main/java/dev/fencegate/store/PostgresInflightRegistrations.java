@@ -11,7 +11,6 @@ import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -41,23 +40,19 @@ public final class PostgresInflightRegistrations implements RegistrationRows {
                     generation = nextval('fence_inflight_generation')
             RETURNING resource, min_token, generation""";
     /**
-     * Binds the resources and the generations they must still have, then the instance three times;
-     * answers the rows skipped. A row another transaction has locked (a batch writing it again) is
-     * skipped, and answered unless it has expired (another instance's raise may be removing it): the sweep never
+     * Binds the resources and the generations they must still have, then the instance twice. A row
+     * another transaction has locked (most often a batch writing it again) is skipped: the sweep never
      * waits on a row, so it cannot wait in a cycle with a batch whose statement locks rows of both
      * tables in an order of its own.
      */
     private static final String WITHDRAW = """
-            WITH w AS (SELECT * FROM unnest(?::text[], ?::bigint[]) AS w(resource, generation)),
-                 free AS (SELECT f.resource, f.generation FROM fence_inflight f
-                          JOIN w ON f.resource = w.resource AND f.generation = w.generation
+            WITH free AS (SELECT f.resource, f.generation FROM fence_inflight f
+                          JOIN unnest(?::text[], ?::bigint[]) AS w(resource, generation)
+                            ON f.resource = w.resource AND f.generation = w.generation
                           WHERE f.instance = ?
-                          FOR UPDATE OF f SKIP LOCKED),
-                 gone AS (DELETE FROM fence_inflight i USING free
-                          WHERE i.instance = ? AND i.resource = free.resource AND i.generation = free.generation
-                          RETURNING i.resource)
-            SELECT f.resource FROM fence_inflight f JOIN w ON f.resource = w.resource AND f.generation = w.generation
-            WHERE f.instance = ? AND f.until > now() AND NOT EXISTS (SELECT 1 FROM gone WHERE gone.resource = f.resource)""";
+                          FOR UPDATE OF f SKIP LOCKED)
+            DELETE FROM fence_inflight i USING free
+            WHERE i.instance = ? AND i.resource = free.resource AND i.generation = free.generation""";
     /** Binds the resources, their new minimum tokens and the generations they must still have, then the instance twice; skips locked rows as {@link #WITHDRAW} does. */
     private static final String NARROW = """
             WITH n AS (SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[]) AS n(resource, min_token, generation)),
@@ -121,11 +116,10 @@ public final class PostgresInflightRegistrations implements RegistrationRows {
      * which only delays other instances until it expires, and the next commit that waits flushes it.
      */
     @Override
-    public List<Change> tidy(List<Change> withdrawals, List<Change> narrowings) {
+    public void tidy(List<Change> withdrawals, List<Change> narrowings) {
         if (withdrawals.isEmpty() && narrowings.isEmpty()) {
-            return List.of();
+            return;
         }
-        List<Change> skipped = new ArrayList<>();
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
             try {
@@ -138,14 +132,7 @@ public final class PostgresInflightRegistrations implements RegistrationRows {
                         delete.setArray(2, connection.createArrayOf("bigint", withdrawals.stream().map(Change::generation).toArray()));
                         delete.setObject(3, instance);
                         delete.setObject(4, instance);
-                        delete.setObject(5, instance);
-                        Map<String, Change> planned = new HashMap<>();
-                        withdrawals.forEach(change -> planned.put(change.resource().value(), change));
-                        try (ResultSet row = delete.executeQuery()) {
-                            while (row.next()) {
-                                skipped.add(planned.get(row.getString(1)));
-                            }
-                        }
+                        delete.executeUpdate();
                     }
                 }
                 if (!narrowings.isEmpty()) {
@@ -159,7 +146,6 @@ public final class PostgresInflightRegistrations implements RegistrationRows {
                     }
                 }
                 connection.commit();
-                return skipped;
             } catch (SQLException e) {
                 connection.rollback();
                 throw e;
@@ -168,7 +154,6 @@ public final class PostgresInflightRegistrations implements RegistrationRows {
             }
         } catch (SQLException e) {
             // None made, or not known to be: a row left behind delays other instances' raises until it expires.
-            return withdrawals;
         }
     }
 

@@ -47,9 +47,8 @@ class FenceAdmissionTest {
         }
 
         @Override
-        public List<Change> tidy(List<Change> withdrawals, List<Change> narrowings) {
+        public void tidy(List<Change> withdrawals, List<Change> narrowings) {
             withdrawals.forEach(change -> withdrawn.add(change.resource()));
-            return List.of();
         }
 
         @Override

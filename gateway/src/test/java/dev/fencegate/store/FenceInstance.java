@@ -96,12 +96,12 @@ final class FenceInstance implements AutoCloseable {
             }
 
             @Override
-            public List<Change> tidy(List<Change> withdrawals, List<Change> narrowings) {
+            public void tidy(List<Change> withdrawals, List<Change> narrowings) {
                 Runnable late = beforeTidy.getAndSet(null);
                 if (late != null) {
                     late.run();
                 }
-                return postgresRows.tidy(withdrawals, narrowings);
+                postgresRows.tidy(withdrawals, narrowings);
             }
 
             @Override

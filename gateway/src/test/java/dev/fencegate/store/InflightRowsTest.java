@@ -109,17 +109,16 @@ class InflightRowsTest {
                 lock.setString(3, heldNarrowed.value());
                 lock.executeQuery().close();
             }
-            Future<List<RegistrationRows.Change>> sweep = sweeper.submit(() -> mine.tidy(withdrawals, narrowings));
+            Future<?> sweep = sweeper.submit(() -> mine.tidy(withdrawals, narrowings));
             // Waiting on the held rows, it would not return until the other transaction ends.
-            assertThat(sweep.get(10, TimeUnit.SECONDS)).as("the withdrawal not made")
-                    .containsExactly(withdrawals.get(0));
+            sweep.get(10, TimeUnit.SECONDS);
             assertThat(minTokens(id, batch)).as("the held rows are left as they were, the free ones withdrawn and narrowed")
                     .isEqualTo(Map.of(held.value(), 3L, heldNarrowed.value(), 3L, freeNarrowed.value(), 5L));
             other.rollback();
         } finally {
             sweeper.shutdownNow();
         }
-        assertThat(mine.tidy(withdrawals, narrowings)).isEmpty();
+        mine.tidy(withdrawals, narrowings);
         assertThat(minTokens(id, batch)).as("a later sweep").isEqualTo(Map.of(heldNarrowed.value(), 5L, freeNarrowed.value(), 5L));
     }
 
