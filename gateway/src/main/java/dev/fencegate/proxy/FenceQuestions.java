@@ -68,7 +68,7 @@ final class FenceQuestions {
         probe = CollectionProbe.ask(runtime.storeConnections(), ctx.channel().eventLoop(), runtime.upstreamPathPrefix() + asked.uri(),
                 asked.uri(), asked.headers(), runtime.upstreamTimeoutMillis());
         // Completed only with an answer: a failure, a deadline or the client's going is a refusal.
-        probe.answer().thenAccept(refusal -> {
+        probe.answer().thenAccept(refusal -> guarded(() -> {
             probe = null;
             if (!receiver.in(ClientRequestReceiver.State.CHECKING_FENCE) || receiver.request() != asked) {
                 return;
@@ -78,7 +78,7 @@ final class FenceQuestions {
             } else {
                 check(claim);
             }
-        });
+        }));
     }
 
     /** The client went: a store still being asked about its DELETE's path is not waited for. */
@@ -96,7 +96,7 @@ final class FenceQuestions {
     void checkUploadOwner(RequestRoute.FencedUploadStep step) {
         receiver.enter(ClientRequestReceiver.State.CHECKING_FENCE);
         HttpRequest asked = receiver.request();
-        runtime.uploads().ownerOf(step.uploadId()).whenComplete((owner, failure) -> ctx.executor().execute(() -> {
+        runtime.uploads().ownerOf(step.uploadId()).whenComplete((owner, failure) -> ctx.executor().execute(() -> guarded(() -> {
             if (!receiver.in(ClientRequestReceiver.State.CHECKING_FENCE) || receiver.request() != asked) {
                 return;
             }
@@ -108,15 +108,29 @@ final class FenceQuestions {
             } else {
                 check(step.claim());
             }
-        }));
+        })));
     }
 
     /** Decisions come back on this loop (a held fence's at once, the store's in its batch's task); a timeout's is handed back. */
     private void onDecisionInLoop(FenceDecision decision) {
         if (ctx.executor().inEventLoop()) {
-            onDecision(decision);
+            guarded(() -> onDecision(decision));
         } else {
-            ctx.executor().execute(() -> onDecision(decision));
+            ctx.executor().execute(() -> guarded(() -> onDecision(decision)));
+        }
+    }
+
+    /**
+     * Runs an answer's handling on the loop. Should it throw (a fault of the gateway's own), the
+     * future it runs under would keep the exception and the client would wait out its idle timeout
+     * with no answer: the connection is closed instead, which also ends a write under way before
+     * more of it reaches the store.
+     */
+    private void guarded(Runnable handling) {
+        try {
+            handling.run();
+        } catch (RuntimeException | Error e) {
+            receiver.exceptionCaught(ctx, e);
         }
     }
 
@@ -172,7 +186,7 @@ final class FenceQuestions {
         // Up to 8 MiB of XML takes a tenth of a second or more to read, which every other
         // connection of this event loop would wait out: the keys are read on another thread.
         CompletableFuture.supplyAsync(parsing.claimsReader(), ForkJoinPool.commonPool())
-                .whenComplete((claims, failure) -> ctx.executor().execute(() -> onKeysRead(parsing, claims, failure)));
+                .whenComplete((claims, failure) -> ctx.executor().execute(() -> guarded(() -> onKeysRead(parsing, claims, failure))));
     }
 
     private void onKeysRead(DeleteObjectsIntake parsed, ClaimParser.ClaimsParse claims, Throwable failure) {
@@ -193,7 +207,7 @@ final class FenceQuestions {
         receiver.record().fenceAskedForAll(keys);
         FenceBatch.check(keys, claim -> runtime.fences().check(claim, ctx.executor()),
                         decision -> ctx.executor().execute(() -> runtime.metrics().fenceDecision(decision)))
-                .thenAccept(result -> ctx.executor().execute(() -> onBatchDecision(result)));
+                .thenAccept(result -> ctx.executor().execute(() -> guarded(() -> onBatchDecision(result))));
     }
 
     private void onBatchDecision(FenceBatch.Result result) {

@@ -58,6 +58,24 @@ class ClientRequestReceiverTest {
         assertThat(sentTo(store)).startsWith("GET /jobs/a HTTP/1.1");
     }
 
+    /**
+     * An answer whose handling throws (here a fence decision the gateway cannot read) was kept by
+     * the future it came back on: the client waited out its idle timeout with no answer.
+     */
+    @Test
+    void aFenceAnswerWhoseHandlingFailsClosesTheConnectionAtOnceAndSendsNothing() {
+        EmbeddedChannel failing = EmbeddedClientChannel.throughGateway(claim -> null);
+        try {
+            failing.writeInbound(ascii("PUT /jobs/a HTTP/1.1\r\nHost: store\r\nFencing-Token: 5\r\nContent-Length: 1\r\n\r\nx"));
+            failing.runPendingTasks();
+
+            assertThat(failing.isOpen()).as("closed at once, not at the idle timeout").isFalse();
+            assertThat(EmbeddedStoreChannel.OPENED.get()).as("no store connection").isEmpty();
+        } finally {
+            failing.finishAndReleaseAll();
+        }
+    }
+
     private static ByteBuf ascii(String text) {
         return Unpooled.copiedBuffer(text, StandardCharsets.US_ASCII);
     }
