@@ -34,6 +34,10 @@ final class StoreAnswerRelay implements Runnable {
     private final SendWindow window;
     private Channel store;
     private ScheduledFuture<?> deadline;
+    private long timeoutNanos;
+    private boolean answerUnderWay;
+    /** When the store last sent part of its answer, by {@link System#nanoTime()}, once it is under way. */
+    private long answerSeenNanos;
     private boolean responseStarted;
     private int responseStatus;
     private boolean responseComplete;
@@ -69,6 +73,7 @@ final class StoreAnswerRelay implements Runnable {
     }
 
     void startDeadline(long timeoutMillis) {
+        timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         deadline = client.executor().schedule(this, timeoutMillis, TimeUnit.MILLISECONDS);
     }
 
@@ -111,6 +116,11 @@ final class StoreAnswerRelay implements Runnable {
                 return;
             }
         }
+        // The answer is under way: the store is still at the request (S3 sends a CompleteMultipartUpload's
+        // 200 at once, then blanks until the object is built, which can take minutes), so the deadline counts
+        // from its latest part, and the write stays in flight, its registration renewed, until the answer ends.
+        answerUnderWay = true;
+        answerSeenNanos = System.nanoTime();
         if (msg instanceof HttpResponse response) {
             if (response.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
                 // 1xx from the store is not passed on: the gateway owns the client's 100-continue.
@@ -202,10 +212,15 @@ final class StoreAnswerRelay implements Runnable {
         }
     }
 
-    /** The deadline: the store did not answer within the upstream timeout. */
+    /** The deadline: the store did not answer within the upstream timeout, or went silent that long within its answer. */
     @Override
     public void run() {
         if (exchange.finished()) {
+            return;
+        }
+        long silentNanos = System.nanoTime() - answerSeenNanos;
+        if (answerUnderWay && silentNanos < timeoutNanos) {
+            deadline = client.executor().schedule(this, timeoutNanos - silentNanos, TimeUnit.NANOSECONDS);
             return;
         }
         if (!exchange.requestComplete() && window.closed()) {

@@ -113,6 +113,125 @@ class StoreFaultsIT {
         }
     }
 
+    /**
+     * S3 answers a CompleteMultipartUpload with its 200 at once and then blanks until the object is
+     * built, which can take minutes, and builds it even when the connection is gone. Cut at the
+     * upstream timeout, the write was taken as over (after one more timeout), and the higher token
+     * landed before the lower write did.
+     */
+    @Test
+    void aWriteWhoseAnswerTheStoreKeepsAliveIsInFlightUntilItEndsSoAHigherTokenLandsAfterIt() throws Exception {
+        Duration upstreamTimeout = Duration.ofSeconds(1);
+        DatabaseConfig database = TestPostgres.config(TestPostgres.newSchema("kept_alive_answer"));
+        try (KeepAliveAnswerStore store = new KeepAliveAnswerStore();
+             Gateway gateway = Gateway.start(GatewayHarness.config(URI.create("http://127.0.0.1:" + store.port()), database,
+                     upstreamTimeout))) {
+            // The store builds token 5's write for 3.5 s, three upstream timeouts, sending a blank every 300 ms.
+            CompletableFuture<HttpResponse<String>> slow = CompletableFuture.supplyAsync(() -> put(gateway.port(), "/jobs/built", 5, 3_500));
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> store.answersStarted.get() == 1);
+            Thread.sleep(upstreamTimeout.multipliedBy(2).plusMillis(300).toMillis());
+
+            HttpResponse<String> newer = putUntilAnswered(gateway.port(), "/jobs/built", 6, 0);
+
+            assertThat(newer.statusCode()).as(newer.body()).isEqualTo(200);
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> store.applied.size() == 2);
+            assertThat(store.applied).as("the order the store applied them in").containsExactly("5", "6");
+            HttpResponse<String> lower = slow.get();
+            assertThat(lower.statusCode()).as("the store's answer relayed whole").isEqualTo(200);
+            assertThat(lower.body()).endsWith("<Done/>");
+        }
+    }
+
+    /**
+     * A store whose writes take {@code X-Store-Delay-Ms} to apply, answering at once with a 200 head
+     * and a blank every 300 ms until it has applied them, as S3 keeps a CompleteMultipartUpload's
+     * answer alive; a write is applied whether or not its connection is still there.
+     */
+    private static final class KeepAliveAnswerStore implements AutoCloseable {
+        final List<String> applied = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final java.util.concurrent.atomic.AtomicInteger answersStarted = new java.util.concurrent.atomic.AtomicInteger();
+        private final java.net.ServerSocket server = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+        private final java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newCachedThreadPool();
+
+        KeepAliveAnswerStore() throws java.io.IOException {
+            threads.execute(() -> {
+                while (!server.isClosed()) {
+                    try {
+                        java.net.Socket socket = server.accept();
+                        threads.execute(() -> serve(socket));
+                    } catch (java.io.IOException e) {
+                        return;
+                    }
+                }
+            });
+        }
+
+        int port() {
+            return server.getLocalPort();
+        }
+
+        private void serve(java.net.Socket socket) {
+            try (socket) {
+                java.io.InputStream in = socket.getInputStream();
+                java.util.Map<String, String> headers = new java.util.HashMap<>();
+                String line = readLine(in);
+                while (!(line = readLine(in)).isEmpty()) {
+                    int colon = line.indexOf(':');
+                    headers.put(line.substring(0, colon).trim().toLowerCase(java.util.Locale.ROOT), line.substring(colon + 1).trim());
+                }
+                in.readNBytes(Integer.parseInt(headers.getOrDefault("content-length", "0")));
+                String token = headers.get("fencing-token");
+                long applyAt = System.nanoTime() + Duration.ofMillis(Long.parseLong(headers.getOrDefault("x-store-delay-ms", "0"))).toNanos();
+                java.io.OutputStream out = socket.getOutputStream();
+                boolean connected = send(out, "HTTP/1.1 200 OK\r\nContent-Type: application/xml\r\nTransfer-Encoding: chunked\r\n"
+                        + "Connection: close\r\n\r\n");
+                answersStarted.incrementAndGet();
+                while (System.nanoTime() - applyAt < 0) {
+                    Thread.sleep(Math.max(1, Math.min(300, (applyAt - System.nanoTime()) / 1_000_000)));
+                    if (connected && System.nanoTime() - applyAt < 0) {
+                        connected = send(out, "1\r\n \r\n");
+                    }
+                }
+                applied.add(token);
+                if (connected) {
+                    send(out, "7\r\n<Done/>\r\n0\r\n\r\n");
+                }
+            } catch (java.io.IOException | InterruptedException e) {
+                // The gateway went; the test reads what was applied.
+            }
+        }
+
+        private static boolean send(java.io.OutputStream out, String text) {
+            try {
+                out.write(text.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                out.flush();
+                return true;
+            } catch (java.io.IOException e) {
+                return false; // the connection is gone; the write is built all the same
+            }
+        }
+
+        private static String readLine(java.io.InputStream in) throws java.io.IOException {
+            StringBuilder line = new StringBuilder();
+            int c;
+            while ((c = in.read()) != '\n') {
+                if (c < 0) {
+                    throw new java.io.EOFException();
+                }
+                if (c != '\r') {
+                    line.append((char) c);
+                }
+            }
+            return line.toString();
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+            server.close();
+            threads.shutdownNow();
+        }
+    }
+
     /** Retries the 503 "lower-token write in flight" answer, as a client following Retry-After would. */
     private static HttpResponse<String> putUntilAnswered(int port, String path, long token, int storeDelayMillis) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
