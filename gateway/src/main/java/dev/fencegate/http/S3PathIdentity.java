@@ -35,6 +35,21 @@ public record S3PathIdentity(VirtualHosts domains, boolean allowTemporaryNames) 
         return ObjectPaths.s3Object(ObjectPaths.keyPath(bucketPath, key), allowTemporaryNames);
     }
 
+    /**
+     * S3 reads no {@code Depth}; a WebDAV store behind an S3 kind set by mistake refuses, at
+     * {@code Depth: 0}, to delete a collection (nginx, Apache mod_dav), each object under it fenced
+     * on its own. It is not asked first: an S3 store would refuse a PROPFIND signed for a DELETE.
+     */
+    @Override
+    public Optional<String> deleteDepth() {
+        return Optional.of("0");
+    }
+
+    @Override
+    public boolean asksWhetherADeleteNamesACollection() {
+        return false;
+    }
+
     @Override
     public String kind() {
         return "s3-path";

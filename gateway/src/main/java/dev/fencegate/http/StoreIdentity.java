@@ -37,6 +37,14 @@ public sealed interface StoreIdentity permits GenericHttpIdentity, WebDavIdentit
     }
 
     /**
+     * Whether a DELETE's path is first asked of the store (PROPFIND, {@code Depth: 0}), for a
+     * WebDAV store that ignores the {@link #deleteDepth} set and would delete a collection whole.
+     */
+    default boolean asksWhetherADeleteNamesACollection() {
+        return deleteDepth().isPresent();
+    }
+
+    /**
      * Whether a DeleteObjects request also writes the object its own path names, so that path is
      * fenced beside the keys in the body: where the store may not be S3 and take the POST for a
      * write of its path.

@@ -173,7 +173,7 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter {
             runtime.claims().identity().deleteDepth().ifPresent(depth -> head.headers().set(HeaderNames.DEPTH, depth));
         }
         if (route instanceof RequestRoute.Fenced fenced && head.method().equals(HttpMethod.DELETE)
-                && runtime.claims().identity().deleteDepth().isPresent()) {
+                && runtime.claims().identity().asksWhetherADeleteNamesACollection()) {
             // The store may be a WebDAV server that ignores the Depth just set.
             fence.checkNotACollection(fenced.claim());
         } else if (route instanceof RequestRoute.Fenced fenced) {

@@ -12,6 +12,7 @@ import dev.fencegate.testing.NginxWebDav;
 import dev.fencegate.testing.RawHttp;
 import dev.fencegate.testing.RcloneWebDav;
 import dev.fencegate.testing.TestPostgres;
+import dev.fencegate.testing.WebDavStore;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -83,6 +84,37 @@ class CollectionDeleteIT {
                 Map<String, String> after = apache.objects();
                 assertThat(after).as("DELETE /b/dir answered %s; object fenced at 10 must survive a token-3 write", status)
                         .containsEntry("/b/dir/report", "current");
+            } finally {
+                gateway.close();
+            }
+        }
+    }
+
+    /**
+     * An S3 kind in front of a WebDAV store, set by mistake (s3-path is the default): the S3 kinds
+     * fence {@code /b/dir/} as {@code /b/dir}, a new fence any token passes, and the store deleted
+     * the whole collection, objects fenced above the token included. S3 reads no Depth, so every
+     * DELETE goes with {@code Depth: 0}, which nginx and Apache refuse for a collection.
+     */
+    @ParameterizedTest(name = "{0} in front of {1}")
+    @CsvSource({"s3-path,nginx", "s3-path,apache", "s3-virtual-host,nginx"})
+    void underAnS3KindAStaleDeleteOfAWebDavCollectionRemovesNothingFencedAbove(String kindName, String server) throws Exception {
+        StoreKind kind = StoreKind.parse(kindName);
+        try (WebDavStore store = server.equals("nginx") ? NginxWebDav.start() : ApacheWebDav.start(false)) {
+            Gateway gateway = gateway(store.port(), kind);
+            try {
+                assertThat(direct(store.port(), "MKCOL", "/b/")).isEqualTo(201);
+                assertThat(direct(store.port(), "MKCOL", "/b/dir/")).isEqualTo(201);
+                assertThat(send(gateway.port(), "PUT", "/b/dir/report", 10)).isBetween(200, 299);
+                assertThat(send(gateway.port(), "PUT", "/b/dir/old", 10)).isBetween(200, 299);
+                assertThat(send(gateway.port(), "DELETE", "/b/dir/old", 10)).as("an object's DELETE").isBetween(200, 299);
+                assertThat(store.objects()).doesNotContainKey("/b/dir/old");
+
+                for (String collection : List.of("/b/dir/", "/b/dir")) {
+                    int status = send(gateway.port(), "DELETE", collection, 3);
+                    assertThat(store.objects()).as("DELETE %s answered %s; the object fenced at 10 must survive a token-3 write",
+                            collection, status).containsEntry("/b/dir/report", "current");
+                }
             } finally {
                 gateway.close();
             }
