@@ -91,9 +91,14 @@ public final class S3Requests {
      * other. A top-level path with another query is a write like any other.
      */
     public static Optional<String> bucketConfiguration(String target, String key) {
-        if (key.indexOf('/', 1) >= 0) {
-            return Optional.empty();
-        }
+        return key.indexOf('/', 1) >= 0 ? Optional.empty() : anyBucketConfiguration(target);
+    }
+
+    /**
+     * Why a write's query names a bucket configuration S3 reads, at any depth of its path; empty when
+     * it names none. For a WebDAV store, which reads no such query, in case the store is S3 after all.
+     */
+    public static Optional<String> anyBucketConfiguration(String target) {
         for (String configuration : BUCKET_CONFIGURATIONS) {
             if (hasParameter(target, configuration)) {
                 return Optional.of("an S3 bucket's configuration (?" + configuration + ") can delete, replace or lock objects"

@@ -7,8 +7,9 @@ import java.util.Set;
  * A WebDAV store such as nginx's dav module ({@code --store-kind webdav}). It decodes every
  * percent-escape and serves one namespace whatever the Host, so the object is the canonical path.
  * {@code DELETE /dir/} removes the whole collection, each object under it with its own fence, so
- * writes on collection paths are refused. A POST is a write of its path, whatever its query: no
- * WebDAV store reads S3's DeleteObjects out of a {@code ?delete} POST. MOVE and COPY also write the object their Destination
+ * writes on collection paths are refused. A POST is a write of its path; one that is S3's
+ * DeleteObjects ({@code ?delete}), which no WebDAV store reads, is refused in case the store is S3
+ * after all, set up under this kind by mistake. MOVE and COPY also write the object their Destination
  * header names, and MKCOL, PROPPATCH, LOCK and UNLOCK change collections and properties: refused.
  *
  * @param allowTemporaryNames {@code --allow-temporary-names}: a name ending in '.' and ten digits is an object of its own
@@ -24,6 +25,11 @@ public record WebDavIdentity(boolean allowTemporaryNames) implements StoreIdenti
 
     @Override
     public Identified identify(String method, String target, String host, String destination) {
+        if (S3Requests.isDeleteObjects(method, target)) {
+            return ObjectPaths.refused(Outcome.UNFENCEABLE_WRITE, "a POST ?delete is S3's DeleteObjects, which no WebDAV"
+                    + " store serves and an S3 store behind --store-kind webdav, set by mistake, would carry out on the keys"
+                    + " its body names, unfenced; delete each object with a DELETE of its own");
+        }
         if (COLLECTION_AND_COPY_METHODS.contains(method)) {
             return ObjectPaths.refused(Outcome.METHOD_NOT_ALLOWED, method + " is not served for --store-kind webdav"
                     + (destination == null ? "" : ": it would also write " + destination + ", a second object"));

@@ -15,6 +15,7 @@ import dev.fencegate.http.S3Requests;
 import dev.fencegate.http.S3VirtualHostIdentity;
 import dev.fencegate.http.StoreIdentity;
 import dev.fencegate.http.UploadIds;
+import dev.fencegate.http.WebDavIdentity;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
@@ -258,18 +259,28 @@ sealed interface RequestRoute {
                         false);
             }
         }
-        // Multipart uploads are S3's; to a WebDAV store, uploads and uploadId are a query like any other.
-        boolean mayBeS3 = isS3(claims.identity()) || claims.identity() instanceof GenericHttpIdentity;
-        UploadIds.Role upload = mayBeS3 ? UploadIds.of(head.method().name(), head.uri()) : new UploadIds.Role.None();
+        if (claims.identity() instanceof WebDavIdentity) {
+            // No WebDAV store reads S3's queries or rename header; an S3 store behind this kind, set by
+            // mistake, would rename, or configure a bucket to delete or let in objects later.
+            Optional<String> s3Only = S3Requests.renames(head.uri(), head.headers().contains(S3Requests.RENAME_SOURCE))
+                    .or(() -> S3Requests.anyBucketConfiguration(head.uri()));
+            if (s3Only.isPresent()) {
+                return new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, s3Only.get()
+                        + " (no WebDAV store reads it; an S3 store behind --store-kind webdav would)"), false);
+            }
+        }
+        // Multipart uploads are S3's; the kinds that are not S3 refuse them, in case the store is S3 after all.
+        UploadIds.Role upload = UploadIds.of(head.method().name(), head.uri());
         if (upload instanceof UploadIds.Role.Refused refused) {
             return new Answer(Problem.of(Outcome.BAD_REQUEST, refused.detail()), false);
         }
         if (!isS3(claims.identity()) && !(upload instanceof UploadIds.Role.None)) {
-            // A store of unknown kind may be S3, which finds an upload by its id alone, whatever key
-            // the request names: a step of another object's upload, fenced as this one, would change it.
+            // S3 finds an upload by its id alone, whatever key the request names: a step of another
+            // object's upload, fenced as this one, would change it.
             return new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, "a multipart upload request ('uploads' or 'uploadId')"
-                    + " is not served for --store-kind http: an S3 store finds an upload by its id alone, whatever object"
-                    + " the path names; use --store-kind s3-path or s3-virtual-host, which tie each upload to its object"), false);
+                    + " is not served for --store-kind " + claims.identity().kind() + ": an S3 store finds an upload by its id"
+                    + " alone, whatever object the path names; use --store-kind s3-path or s3-virtual-host, which tie each"
+                    + " upload to its object"), false);
         }
         ClaimParser.ClaimParse parsed = claims.parse(object, head.headers().getAll(HeaderNames.FENCING_TOKEN),
                 head.headers().getAll(HeaderNames.FENCING_HOLDER), head.headers().getAll(HeaderNames.FENCING_TOKEN_SIGNATURE));

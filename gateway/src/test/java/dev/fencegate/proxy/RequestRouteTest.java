@@ -335,16 +335,30 @@ class RequestRouteTest {
     }
 
     /**
-     * Multipart uploads are S3's: to a WebDAV store, {@code uploads} and {@code uploadId} are a
-     * query like any other, so the write is fenced as its path and its answer passed on, not read
-     * for an upload id the store never makes.
+     * No WebDAV store reads S3's multipart queries, DeleteObjects, RenameObject or bucket
+     * configurations; an S3 store behind {@code --store-kind webdav}, set by mistake, would delete
+     * the keys a {@code POST ?delete} names (each fenced on its own), find an upload by its id alone,
+     * or configure a bucket to delete objects later: all refused, at any depth. A WebDAV write with
+     * any other query is fenced as its path.
      */
     @Test
-    void anUploadQueryToAWebDavStoreIsAPlainWriteOfItsPath() {
-        FenceClaim claim = new FenceClaim(new ResourceKey("/data/report"), new FencingToken(3), Optional.empty());
+    void underWebDavTheRequestsOnlyAnS3StoreReadsAreRefused() {
         ClaimRules webdav = new ClaimRules(new WebDavIdentity(), ResourceScopes.perObject(), Optional.empty());
         for (String[] request : new String[][] {{"POST", "/data/report?uploads"}, {"PUT", "/data/report?uploadId=abc"},
-                {"PUT", "/data/report?uploadId=a&uploadId=b"}}) {
+                {"DELETE", "/data/report?UPLOADID=abc"}, {"POST", "/bucket?delete"}, {"POST", "/bucket?%64elete="},
+                {"PUT", "/data/report?renameObject"}, {"PUT", "/data?lifecycle"}, {"PUT", "/a/b/c?poli%63y"}, {"PUT", "/data/report?acl"}}) {
+            HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(request[0]), request[1]);
+            head.headers().set("Host", "store.internal").set("Fencing-Token", "3");
+            assertThat(RequestRoute.of(head, POLICY, webdav)).as("%s %s", request[0], request[1])
+                    .isInstanceOfSatisfying(RequestRoute.Answer.class,
+                            answer -> assertThat(answer.problem().outcome()).isEqualTo(Outcome.UNFENCEABLE_WRITE));
+        }
+        HttpRequest renamed = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT, "/data/report");
+        renamed.headers().set("Host", "store.internal").set("Fencing-Token", "3").set("x-amz-rename-source", "/data/other");
+        assertThat(RequestRoute.of(renamed, POLICY, webdav)).isInstanceOf(RequestRoute.Answer.class);
+        FenceClaim claim = new FenceClaim(new ResourceKey("/data/report"), new FencingToken(3), Optional.empty());
+        for (String[] request : new String[][] {{"PUT", "/data/report?version=2"}, {"POST", "/data/report?deleted=1"},
+                {"DELETE", "/data/report?x=uploads"}}) {
             HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(request[0]), request[1]);
             head.headers().set("Host", "store.internal").set("Fencing-Token", "3");
             assertThat(RequestRoute.of(head, POLICY, webdav)).as("%s %s", request[0], request[1])
