@@ -6,8 +6,9 @@ import java.util.Locale;
 /**
  * How a refusal is written for the client that gets it. S3 clients parse S3-style XML errors
  * and read their {@code <Code>}; everybody else gets an RFC 9457 problem. An S3 client is told
- * apart by what only S3 clients send: a SigV4 or V2 signature (header or presigned query), or
- * the {@code x-amz-content-sha256} header.
+ * apart by what only S3 clients send: a SigV4 or V2 signature (header or presigned query), the
+ * {@code x-amz-content-sha256} header, or the header with which every AWS SDK names each call,
+ * {@code amz-sdk-invocation-id}, which an anonymous SDK client's DeleteObject carries alone.
  */
 public enum ErrorFormat {
     PROBLEM_JSON(Problem.MEDIA_TYPE),
@@ -19,11 +20,14 @@ public enum ErrorFormat {
         this.contentType = contentType;
     }
 
-    public static ErrorFormat of(String authorization, String contentSha256, String target) {
+    /** The header every AWS SDK sends with each call it makes, signed or not. */
+    public static final String SDK_INVOCATION_ID = "amz-sdk-invocation-id";
+
+    public static ErrorFormat of(String authorization, String contentSha256, String sdkInvocationId, String target) {
         if (authorization != null && (authorization.startsWith("AWS4-HMAC-SHA256 ") || authorization.startsWith("AWS "))) {
             return S3_XML;
         }
-        if (contentSha256 != null || hasPresignedQuery(target)) {
+        if (contentSha256 != null || sdkInvocationId != null || hasPresignedQuery(target)) {
             return S3_XML;
         }
         return PROBLEM_JSON;

@@ -157,7 +157,7 @@ final class ClientRequestReceiver extends ChannelInboundHandlerAdapter {
         record = runtime.record(head.method().name(), head.uri());
         bodyEnded = false;
         errorFormat = ErrorFormat.of(head.headers().get(HttpHeaderNames.AUTHORIZATION),
-                head.headers().get("x-amz-content-sha256"), head.uri());
+                head.headers().get("x-amz-content-sha256"), head.headers().get(ErrorFormat.SDK_INVOCATION_ID), head.uri());
         RequestRoute route = RequestRoute.of(head, policy, runtime.claims());
         if (route instanceof RequestRoute.Answer answer) {
             answer(answer.problem(), answer.close());

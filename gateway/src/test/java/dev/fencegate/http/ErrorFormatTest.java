@@ -23,16 +23,18 @@ class ErrorFormatTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', nullValues = "-", value = {
-        "SigV4 header   | AWS4-HMAC-SHA256 Credential=AKID/20260101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=ab | - | /b/k | S3_XML",
-        "SigV2 header   | AWS AKID:c2lnbmF0dXJl | -                | /b/k                                   | S3_XML",
-        "content sha256 | -                     | UNSIGNED-PAYLOAD | /b/k                                   | S3_XML",
-        "presigned V4   | -                     | -                | /b/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=ab | S3_XML",
-        "presigned V2   | -                     | -                | /b/k?AWSAccessKeyId=AKID&Signature=ab   | S3_XML",
-        "bearer token   | Bearer abc            | -                | /b/k?algorithm=x                       | PROBLEM_JSON",
-        "nothing        | -                     | -                | /b/k                                   | PROBLEM_JSON"})
-    void anS3ClientIsKnownByItsSignature(String name, String authorization, String sha256, String target, ErrorFormat expected) {
-        assertThat(ErrorFormat.of(authorization == null ? null : authorization.trim(),
-                sha256 == null ? null : sha256.trim(), target.trim())).isEqualTo(expected);
+        "SigV4 header   | AWS4-HMAC-SHA256 Credential=AKID/20260101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=ab | - | - | /b/k | S3_XML",
+        "SigV2 header   | AWS AKID:c2lnbmF0dXJl | -                | -    | /b/k                                   | S3_XML",
+        "content sha256 | -                     | UNSIGNED-PAYLOAD | -    | /b/k                                   | S3_XML",
+        "anonymous SDK  | -                     | -                | 1f2e | /b/k                                   | S3_XML",
+        "presigned V4   | -                     | -                | -    | /b/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=ab | S3_XML",
+        "presigned V2   | -                     | -                | -    | /b/k?AWSAccessKeyId=AKID&Signature=ab   | S3_XML",
+        "bearer token   | Bearer abc            | -                | -    | /b/k?algorithm=x                       | PROBLEM_JSON",
+        "nothing        | -                     | -                | -    | /b/k                                   | PROBLEM_JSON"})
+    void anS3ClientIsKnownByItsSignature(String name, String authorization, String sha256, String invocation, String target,
+                                         ErrorFormat expected) {
+        assertThat(ErrorFormat.of(authorization == null ? null : authorization.trim(), sha256 == null ? null : sha256.trim(),
+                invocation == null ? null : invocation.trim(), target.trim())).isEqualTo(expected);
     }
 
     @Test
