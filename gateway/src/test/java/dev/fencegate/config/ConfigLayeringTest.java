@@ -80,6 +80,45 @@ class ConfigLayeringTest {
     }
 
     /**
+     * An empty variable of a setting that names the fence table or the naming is refused, naming
+     * the variable: counted as unset, it would switch the gateway to the default database, schema
+     * or store kind, whose fence table knows none of the resources fenced in the real one. It
+     * is refused over a file's value as well: which of the two was meant cannot be told.
+     */
+    @Test
+    void anEmptyVariableForTheFenceDatabaseSchemaOrStoreKindStopsTheStart() throws IOException {
+        Path file = file("upstream: http://store:9000\ndb-url: jdbc:postgresql://db/fences\ndb-schema: fences\nstore-kind: http\n");
+        for (Setting setting : List.of(Setting.DB_URL, Setting.DB_SCHEMA, Setting.STORE_KIND)) {
+            Map<String, String> env = Map.of(setting.variable(), "");
+
+            Throwable alone = catchThrowable(() -> GatewayConfigReader.read(settingsOf(env, "--upstream", "http://store:9000")));
+            Throwable overFile = catchThrowable(() -> GatewayConfigReader.read(settingsOf(env, "--config", file.toString())));
+
+            assertRefusedAsEmpty(alone, setting);
+            assertRefusedAsEmpty(overFile, setting);
+        }
+    }
+
+    private static void assertRefusedAsEmpty(Throwable refused, Setting setting) {
+        assertThat(refused).as(setting.variable()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith(setting.flag() + ": given empty (expected a value; unset " + setting.variable())
+                .hasMessageEndingWith("; set by " + setting.variable());
+    }
+
+    /** A flag wins over the variable, empty or not: the variable is then not read. */
+    @Test
+    void aFlagOverAnEmptyVariableForTheFenceDatabaseIsRead() {
+        Map<String, String> env = Map.of("FENCEGATE_DB_URL", "", "FENCEGATE_DB_SCHEMA", "", "FENCEGATE_STORE_KIND", "");
+
+        GatewayConfig config = GatewayConfigReader.read(settingsOf(env, "--upstream", "http://store:9000",
+                "--db-url", "jdbc:postgresql://db/fences", "--db-schema", "fences", "--store-kind", "http"));
+
+        assertThat(config.database().url()).isEqualTo("jdbc:postgresql://db/fences");
+        assertThat(config.database().schema()).isEqualTo("fences");
+        assertThat(config.limits().storeKind()).isEqualTo(StoreKind.HTTP);
+    }
+
+    /**
      * A key left without a value in the file is refused, naming the key and the file: read as the
      * default, a template that rendered an unset variable as nothing would switch a deployment to
      * the default database, schema or store kind without a word. It used to pass check-config as
