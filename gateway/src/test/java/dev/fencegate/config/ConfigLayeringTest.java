@@ -197,6 +197,35 @@ class ConfigLayeringTest {
                 .hasMessageContaining("--config: " + broken).hasMessageContaining("Duplicate field 'listen'");
     }
 
+    /**
+     * A second document used to go unread, with its keys, a misspelt one among them: the file
+     * is refused instead, naming where that document begins.
+     */
+    @Test
+    void aFileOfMoreThanOneDocumentIsRefused() throws IOException {
+        Path two = file("upstream: http://store:9000\n---\ndb-schema: fences\nfence-timout: 2s\n");
+        Path emptyFirst = Files.writeString(dir.resolve("empty-first.yml"), "---\n---\ndb-schema: fences\n");
+        Path scalarAfter = Files.writeString(dir.resolve("scalar-after.yml"), "---\ndb-schema: fences\n--- text\n");
+
+        assertThat(catchThrowable(() -> settingsOf(Map.of(), "--config", two.toString())))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--config: " + two + " (expected one YAML document; another begins at line 3, and its settings"
+                        + " would not be read)");
+        assertThat(catchThrowable(() -> settingsOf(Map.of(), "--config", emptyFirst.toString())))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("--config: " + emptyFirst + " (expected");
+        assertThat(catchThrowable(() -> settingsOf(Map.of(), "--config", scalarAfter.toString())))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("--config: " + scalarAfter + " (expected one YAML document");
+    }
+
+    /** A document's explicit end ({@code ...}) is no second document. */
+    @Test
+    void oneDocumentWithItsMarkersIsRead() throws IOException {
+        Path marked = file("---\ndb-schema: fences\n...\n");
+
+        assertThat(settingsOf(Map.of(), "--config", marked.toString()).text(Setting.DB_SCHEMA)).isEqualTo("fences");
+    }
+
     @Test
     void aMissingFileFailsNamingIt() {
         Path missing = dir.resolve("absent.yml");
