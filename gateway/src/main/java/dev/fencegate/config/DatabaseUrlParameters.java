@@ -24,15 +24,15 @@ final class DatabaseUrlParameters {
             Map.entry("connectTimeout", "the gateway sets it itself from --fence-timeout, to bound each connection attempt"),
             Map.entry("loginTimeout", "the gateway's pool sets it itself from --fence-timeout, to bound each login"),
             Map.entry("tcpKeepAlive", "the gateway sets it itself, so that a connection to a lost host is found dead"),
-            Map.entry("ApplicationName", "the gateway sets it itself, and the fence database tells the gateway's own"
-                    + " sessions by it before its migrations have run"),
+            Map.entry("ApplicationName", "the gateway sets it itself: the fence database tells by it a gateway session"
+                    + " that does not carry the gateway mark yet, whose own raises it would otherwise announce back to it"),
             Map.entry("currentSchema", "the gateway sets its sessions' schema itself, from --db-schema"),
             Map.entry("readOnly", "the gateway's pool sets its sessions read-write itself: they write the fences"),
             Map.entry("readOnlyMode", "with readOnly it decides whether the gateway's sessions may write, and the gateway"
                     + " sets them read-write itself"),
             Map.entry("replication", "the gateway's sessions run ordinary statements, which a replication connection refuses"),
-            Map.entry("preferQueryMode", "the gateway's statements go prepared, their parameters apart, so that their plans"
-                    + " are kept generic; other modes send them as text to be planned anew"),
+            Map.entry("preferQueryMode", "the gateway's statements go with their parameters apart, so that their plans"
+                    + " are kept generic; the simple mode sends them as text, planned anew each time"),
             Map.entry("autosave", "the gateway's transactions end at their first failure, where autosave has the driver"
                     + " add a savepoint before each statement and run some failed ones again"),
             Map.entry("cancelSignalTimeout", "it bounds the cancel a fence check sends to a commit that waits on a standby;"
