@@ -36,21 +36,20 @@ final class ServeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
-        Gateway gateway;
-        try {
-            gateway = Gateway.start(config);
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
-        }
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            gateway.close();
+        // Before the start: its data port serves while it waits for the store.
+        ServeShutdown shutdown = ServeShutdown.register(Runtime.getRuntime()::addShutdownHook, () -> {
             stopped.countDown();
             // The JVM exits 128+15 after SIGTERM; a completed drain is a clean stop, so say 0.
             // Halting here is safe: this is the only shutdown hook serve registers, and it is done.
             Logging.stop();
             Runtime.getRuntime().halt(0);
-        }, "fencegate-shutdown"));
+        });
+        try {
+            shutdown.start(() -> Gateway.start(config));
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
         stopped.await();
         return 0;
     }

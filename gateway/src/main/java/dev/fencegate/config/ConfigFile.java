@@ -76,6 +76,7 @@ public record ConfigFile(Path path, Map<Setting, String> values, SettingValue.So
                 }
                 values.put(setting, value == JsonToken.VALUE_NULL ? "" : parser.getText());
             }
+            requireEnd(parser, path);
         } catch (JsonProcessingException e) {
             String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr();
             throw new IllegalArgumentException("--config: " + path + " (expected valid YAML: " + e.getOriginalMessage()
@@ -84,6 +85,18 @@ public record ConfigFile(Path path, Map<Setting, String> values, SettingValue.So
             throw new IllegalArgumentException("--config: " + path + " (expected a readable YAML file: " + e + ")", e);
         }
         return new ConfigFile(path, values, namedBy);
+    }
+
+    /**
+     * Nothing may follow the mapping: the parser reads a second document ({@code ---}) as a
+     * value of its own, and one left unread would have its keys, unknown ones included, ignored
+     * without a word.
+     */
+    private static void requireEnd(JsonParser parser, Path path) throws IOException {
+        if (parser.nextToken() != null) {
+            throw new IllegalArgumentException("--config: " + path + " (expected one YAML document; another begins at line "
+                    + parser.currentTokenLocation().getLineNr() + ", and its settings would not be read)");
+        }
     }
 
     /** How a value from this file is named in messages. */

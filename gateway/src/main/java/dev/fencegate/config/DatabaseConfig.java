@@ -11,12 +11,7 @@ public record DatabaseConfig(String url, String schema, String user, String pass
         if (url == null || !url.startsWith("jdbc:postgresql:")) {
             throw new IllegalArgumentException("--db-url: '" + SettingValue.withoutCredentials(String.valueOf(url)) + "' (expected jdbc:postgresql://HOST:PORT/DATABASE)");
         }
-        if (setsOptions(url)) {
-            // Not echoed: the URL may hold a password.
-            throw new IllegalArgumentException("--db-url: sets the options parameter (expected none: the gateway sets its"
-                    + " sessions' options itself, their fence naming and timeouts among them, and a URL's would replace them;"
-                    + " set server settings with ALTER ROLE or ALTER DATABASE ... SET instead)");
-        }
+        DatabaseUrlParameters.requireNoneRefused(url);
         if (user == null || user.isEmpty()) {
             // The server would only say no user name was sent; an empty flag is most often a variable not set.
             throw new IllegalArgumentException("--db-user: given empty (expected the role to connect as; leave the setting out"
@@ -34,21 +29,6 @@ public record DatabaseConfig(String url, String schema, String user, String pass
             throw new IllegalArgumentException("--db-pool-size: " + poolSize + " (expected 1 to 1000)");
         }
         Durations.requireTimeout("--fence-timeout", checkTimeout, Duration.ofSeconds(60));
-    }
-
-    /** Whether the URL's query names {@code options}, which pgJDBC lets replace the gateway's own. */
-    private static boolean setsOptions(String url) {
-        int query = url.indexOf('?');
-        if (query < 0) {
-            return false;
-        }
-        for (String parameter : url.substring(query + 1).split("&")) {
-            int equals = parameter.indexOf('=');
-            if ((equals < 0 ? parameter : parameter.substring(0, equals)).strip().equalsIgnoreCase("options")) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Records print every component; this one must not print the password. */

@@ -24,7 +24,7 @@ public record EffectiveSettings(ConfigFile file, Map<Setting, SettingValue> valu
     /**
      * @param flags what the command line set
      * @param env   the process environment; an empty variable counts as unset, as {@code ${VAR:-default}} does,
-     *              except for a setting that {@linkplain Setting#refusesEmpty refuses an empty value}
+     *              except for a setting that {@linkplain Setting#refusesEmptyVariable refuses an empty variable}
      * @param file  the config file; a key written with no value ({@code db-user:}) is refused when read
      */
     public static EffectiveSettings resolve(Map<Setting, String> flags, Map<String, String> env, ConfigFile file) {
@@ -34,7 +34,7 @@ public record EffectiveSettings(ConfigFile file, Map<Setting, SettingValue> valu
             SettingValue value;
             if (flags.containsKey(setting)) {
                 value = new SettingValue(setting, flags.get(setting), SettingValue.Source.FLAG, setting.flag());
-            } else if (fromEnv != null && (!fromEnv.isEmpty() || setting.refusesEmpty())) {
+            } else if (fromEnv != null && (!fromEnv.isEmpty() || setting.refusesEmptyVariable())) {
                 value = new SettingValue(setting, fromEnv, SettingValue.Source.ENV, setting.variable());
             } else if (file.values().containsKey(setting)) {
                 value = new SettingValue(setting, file.values().get(setting), SettingValue.Source.FILE, file.origin(setting));
@@ -70,12 +70,18 @@ public record EffectiveSettings(ConfigFile file, Map<Setting, SettingValue> valu
     /**
      * A key in the file left without a value is refused, not read as the default: a template
      * that rendered an unset variable as nothing would otherwise switch a deployment to the
-     * default database, schema or store kind without a word.
+     * default database, schema or store kind without a word. So is an empty variable of a setting
+     * that {@linkplain Setting#refusesEmptyVariable names the fence table or naming}.
      */
     private static String given(SettingValue value) {
         if (value.source() == SettingValue.Source.FILE && value.value().isEmpty()) {
             throw new IllegalArgumentException(value.setting().flag() + ": given empty (expected a value; remove the key"
                     + " to use the default)" + value.blame());
+        }
+        if (value.source() == SettingValue.Source.ENV && value.value().isEmpty() && value.setting().refusesEmptyVariable()) {
+            throw new IllegalArgumentException(value.setting().flag() + ": given empty (expected a value; unset "
+                    + value.setting().variable() + " to use the default: an empty one is most often a variable that was not"
+                    + " set, and read as the default it would switch to another fence table or naming)" + value.blame());
         }
         return value.value();
     }

@@ -118,6 +118,20 @@ public enum Setting {
         };
     }
 
+    /**
+     * Whether an empty variable ({@code FENCEGATE_DB_SCHEMA=}) is refused rather than counted as
+     * unset. These settings say which fence table and naming a gateway serves under: read as the
+     * default, an empty variable (most often one a template or compose file left unset) would
+     * switch a deployment to the default database, schema or store kind without a word, and every
+     * resource fenced in the real table would be unfenced there.
+     */
+    public boolean refusesEmptyVariable() {
+        return switch (this) {
+            case DB_URL, DB_SCHEMA, STORE_KIND -> true;
+            default -> refusesEmpty();
+        };
+    }
+
     /** Never printed: check-config and logs show it masked. */
     public boolean secret() {
         return secret;

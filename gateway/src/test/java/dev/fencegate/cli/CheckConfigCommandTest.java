@@ -197,6 +197,18 @@ class CheckConfigCommandTest {
                 "FENCEGATE_TOKEN_KEYFILE is set but no setting reads it (a misspelt variable leaves its setting at the default)");
     }
 
+    /**
+     * An empty FENCEGATE_DB_SCHEMA is shown as given and refused, where it used to show the
+     * default schema and exit 0: serve would have started on an empty fence table.
+     */
+    @Test
+    void anEmptyVariableForTheFenceSchemaExitsTwoNamingTheVariable() {
+        int status = run(Map.of("FENCEGATE_DB_SCHEMA", ""), "--upstream", "http://store:9000");
+
+        assertThat(lines()).contains("db-schema = \"\" (env)");
+        assertRefused(status, "--db-schema: given empty (expected a value; unset FENCEGATE_DB_SCHEMA", "; set by FENCEGATE_DB_SCHEMA");
+    }
+
     /** Left out, each is off, as before. */
     @Test
     void theSameSettingsLeftOutAreOff() {

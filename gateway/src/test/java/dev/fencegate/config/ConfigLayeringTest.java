@@ -80,6 +80,45 @@ class ConfigLayeringTest {
     }
 
     /**
+     * An empty variable of a setting that names the fence table or the naming is refused, naming
+     * the variable: counted as unset, it would switch the gateway to the default database, schema
+     * or store kind, whose fence table knows none of the resources fenced in the real one. It
+     * is refused over a file's value as well: which of the two was meant cannot be told.
+     */
+    @Test
+    void anEmptyVariableForTheFenceDatabaseSchemaOrStoreKindStopsTheStart() throws IOException {
+        Path file = file("upstream: http://store:9000\ndb-url: jdbc:postgresql://db/fences\ndb-schema: fences\nstore-kind: http\n");
+        for (Setting setting : List.of(Setting.DB_URL, Setting.DB_SCHEMA, Setting.STORE_KIND)) {
+            Map<String, String> env = Map.of(setting.variable(), "");
+
+            Throwable alone = catchThrowable(() -> GatewayConfigReader.read(settingsOf(env, "--upstream", "http://store:9000")));
+            Throwable overFile = catchThrowable(() -> GatewayConfigReader.read(settingsOf(env, "--config", file.toString())));
+
+            assertRefusedAsEmpty(alone, setting);
+            assertRefusedAsEmpty(overFile, setting);
+        }
+    }
+
+    private static void assertRefusedAsEmpty(Throwable refused, Setting setting) {
+        assertThat(refused).as(setting.variable()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith(setting.flag() + ": given empty (expected a value; unset " + setting.variable())
+                .hasMessageEndingWith("; set by " + setting.variable());
+    }
+
+    /** A flag wins over the variable, empty or not: the variable is then not read. */
+    @Test
+    void aFlagOverAnEmptyVariableForTheFenceDatabaseIsRead() {
+        Map<String, String> env = Map.of("FENCEGATE_DB_URL", "", "FENCEGATE_DB_SCHEMA", "", "FENCEGATE_STORE_KIND", "");
+
+        GatewayConfig config = GatewayConfigReader.read(settingsOf(env, "--upstream", "http://store:9000",
+                "--db-url", "jdbc:postgresql://db/fences", "--db-schema", "fences", "--store-kind", "http"));
+
+        assertThat(config.database().url()).isEqualTo("jdbc:postgresql://db/fences");
+        assertThat(config.database().schema()).isEqualTo("fences");
+        assertThat(config.limits().storeKind()).isEqualTo(StoreKind.HTTP);
+    }
+
+    /**
      * A key left without a value in the file is refused, naming the key and the file: read as the
      * default, a template that rendered an unset variable as nothing would switch a deployment to
      * the default database, schema or store kind without a word. It used to pass check-config as
@@ -156,6 +195,35 @@ class ConfigLayeringTest {
                 .hasMessageContaining("key 'scopes'").hasMessageContaining("comma-separated, as on the command line: scopes: \"a,b\"");
         assertThat(catchThrowable(() -> settingsOf(Map.of(), "--config", broken.toString())))
                 .hasMessageContaining("--config: " + broken).hasMessageContaining("Duplicate field 'listen'");
+    }
+
+    /**
+     * A second document used to go unread, with its keys, a misspelt one among them: the file
+     * is refused instead, naming where that document begins.
+     */
+    @Test
+    void aFileOfMoreThanOneDocumentIsRefused() throws IOException {
+        Path two = file("upstream: http://store:9000\n---\ndb-schema: fences\nfence-timout: 2s\n");
+        Path emptyFirst = Files.writeString(dir.resolve("empty-first.yml"), "---\n---\ndb-schema: fences\n");
+        Path scalarAfter = Files.writeString(dir.resolve("scalar-after.yml"), "---\ndb-schema: fences\n--- text\n");
+
+        assertThat(catchThrowable(() -> settingsOf(Map.of(), "--config", two.toString())))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--config: " + two + " (expected one YAML document; another begins at line 3, and its settings"
+                        + " would not be read)");
+        assertThat(catchThrowable(() -> settingsOf(Map.of(), "--config", emptyFirst.toString())))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("--config: " + emptyFirst + " (expected");
+        assertThat(catchThrowable(() -> settingsOf(Map.of(), "--config", scalarAfter.toString())))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("--config: " + scalarAfter + " (expected one YAML document");
+    }
+
+    /** A document's explicit end ({@code ...}) is no second document. */
+    @Test
+    void oneDocumentWithItsMarkersIsRead() throws IOException {
+        Path marked = file("---\ndb-schema: fences\n...\n");
+
+        assertThat(settingsOf(Map.of(), "--config", marked.toString()).text(Setting.DB_SCHEMA)).isEqualTo("fences");
     }
 
     @Test

@@ -158,7 +158,7 @@ class GatewayOptionsTest {
                 .hasMessageContaining("--upstream").hasMessageContaining("expected");
     }
 
-    /** Only options is refused: the rest of pgJDBC's parameters are the operator's. */
+    /** Parameters the gateway neither sets nor relies on are the operator's (see DatabaseUrlParametersTest). */
     @Test
     void aDatabaseUrlMayCarryOtherParameters() {
         String url = "jdbc:postgresql://pg1:5432,pg2:5432/fences?targetServerType=primary&sslmode=require";
@@ -251,8 +251,9 @@ class GatewayOptionsTest {
                 Arguments.of("--upstream", "http://sto re", "http://sto re"),
                 Arguments.of("--upstream", "http://user:pw@store/", "'http://********@store/' (expected http://HOST[:PORT][/PATH] without a user or password"),
                 Arguments.of("--db-url", "postgres://db/x", "expected jdbc:postgresql://"),
-                Arguments.of("--db-url", "jdbc:postgresql://db/x?options=-c%20search_path%3Dother", "sets the options parameter (expected none"),
-                Arguments.of("--db-url", "jdbc:postgresql://db/x?ssl=true&options", "sets the options parameter (expected none"),
+                Arguments.of("--db-url", "jdbc:postgresql://db/x?options=-c%20search_path%3Dother", "(expected no options parameter: the gateway sets its sessions' options itself"),
+                Arguments.of("--db-url", "jdbc:postgresql://db/x?ssl=true&options", "(expected no options parameter"),
+                Arguments.of("--db-url", "jdbc:postgresql://db/x?socketTimeout=0", "(expected no socketTimeout parameter: the gateway sets it itself"),
                 Arguments.of("--db-user", "", "--db-user: given empty (expected the role to connect as"),
                 Arguments.of("--db-url", "", "expected jdbc:postgresql://"),
                 Arguments.of("--db-schema", "", "expected a lower-case SQL identifier"),

@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencegate.demo.MemoryObjectStore;
 import dev.fencegate.testing.GatewayProcess;
 import dev.fencegate.testing.TestPostgres;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -68,6 +72,40 @@ class GracefulShutdownIT {
                     bytes -> assertThat(new String(bytes, StandardCharsets.UTF_8)).isEqualTo(BODY));
             assertThat(exited).as("exited within %s of SIGTERM\n%s", DRAIN_DEADLINE, gateway.output()).isTrue();
             assertThat(gateway.process().exitValue()).as("exit status\n%s", gateway.output()).isZero();
+        }
+    }
+
+    /**
+     * The data port serves before the start has ended: the start then waits for the store, here
+     * one that takes TLS connections and never answers their handshake. A SIGTERM in that time
+     * used to end the process at once (status 143, no drain); the gateway now stops as it would
+     * once started.
+     */
+    @Test
+    void aSigtermWhileTheStartWaitsForTheStoreStopsTheGatewayAndExitsZero() throws Exception {
+        try (ServerSocket silentStore = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+             GatewayProcess gateway = GatewayProcess.launch(List.of(), "https://127.0.0.1:" + silentStore.getLocalPort(),
+                     TestPostgres.config(TestPostgres.newSchema("sigterm_during_start")),
+                     "--upstream-connect-timeout", "15s")) {
+            Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> !gateway.process().isAlive() || accepts(gateway.port()));
+            assertThat(gateway.output()).as("the start still waits for the store").doesNotContain("Fencegate ready")
+                    .doesNotContain("Fencegate NOT READY");
+
+            gateway.process().destroy();
+            boolean exited = gateway.process().waitFor(60, TimeUnit.SECONDS);
+
+            assertThat(exited).as("exited\n%s", gateway.output()).isTrue();
+            assertThat(gateway.process().exitValue()).as("exit status\n%s", gateway.output()).isZero();
+            assertThat(gateway.output()).contains("Fencegate stopped");
+        }
+    }
+
+    private static boolean accepts(int port) {
+        try (Socket ignored = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 }

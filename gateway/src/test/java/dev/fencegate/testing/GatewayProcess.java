@@ -33,23 +33,8 @@ public final class GatewayProcess implements AutoCloseable {
     }
 
     public static GatewayProcess start(List<String> jvmOptions, int storePort, DatabaseConfig database, String... extra) throws IOException {
-        int port = freePort();
-        int adminPort = freePort();
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(jvmOptions);
-        command.addAll(List.of("-jar", JAR.toString(), "serve",
-                "--listen", "127.0.0.1:" + port, "--admin-listen", "127.0.0.1:" + adminPort,
-                "--upstream", "http://127.0.0.1:" + storePort,
-                "--db-url", database.url(), "--db-schema", database.schema(), "--db-user", database.user(),
-                // As small a pool as the in-process gateways', so the suite fits a busy PostgreSQL.
-                "--db-pool-size", Integer.toString(database.poolSize())));
-        command.addAll(List.of(extra));
-        Path log = Files.createTempFile("fencegate-process", ".log");
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        // Even a paused one, should the test JVM be stopped before it closes it: SIGKILL ends a stopped process too.
-        Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly));
-        GatewayProcess gateway = new GatewayProcess(process, port, adminPort, log);
+        GatewayProcess gateway = launch(jvmOptions, "http://127.0.0.1:" + storePort, database, extra);
+        Process process = gateway.process();
         try {
             Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                     .until(() -> !process.isAlive() || gateway.ready());
@@ -61,6 +46,28 @@ public final class GatewayProcess implements AutoCloseable {
             throw new IllegalStateException("gateway exited with " + process.exitValue() + ":\n" + gateway.output());
         }
         return gateway;
+    }
+
+    /** A gateway process in front of {@code upstream}, not waited for: its start may still be under way. */
+    public static GatewayProcess launch(List<String> jvmOptions, String upstream, DatabaseConfig database, String... extra)
+            throws IOException {
+        int port = freePort();
+        int adminPort = freePort();
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", JAR.toString(), "serve",
+                "--listen", "127.0.0.1:" + port, "--admin-listen", "127.0.0.1:" + adminPort,
+                "--upstream", upstream,
+                "--db-url", database.url(), "--db-schema", database.schema(), "--db-user", database.user(),
+                // As small a pool as the in-process gateways', so the suite fits a busy PostgreSQL.
+                "--db-pool-size", Integer.toString(database.poolSize())));
+        command.addAll(List.of(extra));
+        Path log = Files.createTempFile("fencegate-process", ".log");
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        // Even a paused one, should the test JVM be stopped before it closes it: SIGKILL ends a stopped process too.
+        Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly));
+        return new GatewayProcess(process, port, adminPort, log);
     }
 
     public int port() {
