@@ -177,6 +177,40 @@ public final class S3Requests {
         return kept == null ? text : kept.toString();
     }
 
+    /** The queries with which S3 takes a POST to an object: CreateMultipartUpload, its completion, RestoreObject, SelectObjectContent. */
+    private static final List<String> OBJECT_POSTS = List.of("uploads", "uploadid", "restore", "select");
+
+    /**
+     * Why a write to the object {@code key} has a form S3 defines for no write, so that an S3 store
+     * refuses it (S3Proxy with 400 or 501), but only after its fence went up: a PATCH, a POST with
+     * none of S3's object POST queries, a {@code partNumber} that is not a part number (1 to 10000);
+     * empty for any other write.
+     */
+    public static Optional<String> notAnS3Write(String method, String target, String key) {
+        if (method.equals("PATCH")) {
+            return Optional.of("PATCH is no S3 request");
+        }
+        if (method.equals("POST") && key.indexOf('/', 1) >= 0 && parameterNamed(target, OBJECT_POSTS) == null) {
+            return Optional.of("a POST to an object is S3's only with ?uploads, ?uploadId, ?restore or ?select");
+        }
+        int query = target.indexOf('?');
+        for (String parameter : query < 0 ? new String[0] : target.substring(query + 1).split("&", -1)) {
+            String[] pair = parameter.split("=", 2);
+            if ("partnumber".equalsIgnoreCase(decoded(pair[0])) && !isPartNumber(pair.length == 2 ? decoded(pair[1]) : "")) {
+                return Optional.of("partNumber '" + (pair.length == 2 ? pair[1] : "") + "' is no part number (1 to 10000)");
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static boolean isPartNumber(String value) {
+        if (value == null || value.isEmpty() || value.length() > 5 || !value.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            return false;
+        }
+        int number = Integer.parseInt(value);
+        return number >= 1 && number <= 10_000;
+    }
+
     /** Whether the query has a parameter of this name, compared percent-decoded as the store's server does. */
     private static boolean hasParameter(String target, String expected) {
         int query = target.indexOf('?');

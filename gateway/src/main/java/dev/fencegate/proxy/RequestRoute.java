@@ -240,6 +240,12 @@ sealed interface RequestRoute {
                     + " PUT /bucket/key instead"), false);
         }
         if (isS3(claims.identity())) {
+            Optional<String> notS3 = S3Requests.notAnS3Write(head.method().name(), head.uri(), object.value());
+            if (notS3.isPresent()) {
+                // The store would refuse it, but only after the fence went up for a write that never happened.
+                return new Answer(Problem.of(Outcome.BAD_REQUEST, notS3.get() + " (--store-kind " + claims.identity().kind()
+                        + "): an S3 store would refuse it once its fence had gone up"), false);
+            }
             Optional<String> unfenceable = S3Requests.unfenceable(head.method().name(), head.uri(), object.value(),
                     head.headers().contains(S3Requests.RENAME_SOURCE), () -> List.copyOf(head.headers().names())).or(() -> form);
             if (unfenceable.isPresent()) {

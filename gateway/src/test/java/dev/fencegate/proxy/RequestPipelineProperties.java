@@ -232,7 +232,7 @@ class RequestPipelineProperties {
     private static String request(Gen gen) {
         String method = gen.pick("GET", "HEAD", "OPTIONS", "PUT", "POST", "DELETE", "PATCH", "CONNECT", "TRACE", "put", "PROPFIND");
         String target = gen.frequency(4, 1) == 0
-                ? gen.pick("/b/k", "/b/%6B", "/b/k?versionId=1", "/b?delete", "/b/caf%C3%A9")
+                ? gen.pick("/b/k", "/b/%6B", "/b/k?versionId=1", "/b?delete", "/b/caf%C3%A9", "/b/k?restore")
                 : gen.pick("//b/k", "/b/../k", "/b/k;v=1", "/b/a%2Fb", "http://h/b/k", "*", "/b/" + "x".repeat(1_100), "/b/k x");
         String version = gen.frequency(8, 1) == 0 ? "HTTP/1.1" : gen.pick("HTTP/1.0", "HTTP/1.2", "HTTP/2.0", "http/1.1");
         List<String> headers = gen.list(0, 5, () -> gen.frequency(6, 1) == 0 ? gen.pick(FINE_HEADERS) : gen.pick(HOSTILE_HEADERS));

@@ -110,12 +110,16 @@ class WriteContractIT {
     @Test
     void everyWriteMethodIsFencedAndReadsPassThroughWithoutAToken() {
         gateway.put(path, 3, "v");
-        for (String method : new String[] {"PUT", "POST", "PATCH", "DELETE"}) {
+        // Under this S3 kind a POST to an object is S3's with one of its queries (RestoreObject here), and a
+        // PATCH is none of S3's: refused before its fence (RequestRouteTest.underAnS3KindAWriteOfAFormS3DefinesForNoRequestIsRefusedBeforeItsFence).
+        for (String[] write : new String[][] {{"PUT", ""}, {"POST", "?restore"}, {"DELETE", ""}, {"PATCH", ""}, {"POST", ""}}) {
+            String method = write[0];
             // A DELETE has no body (one is refused as such: RequestRouteTest.aDeleteWithABodyIsAnsweredAndTheConnectionClosed).
-            HttpResponse<String> stale = gateway.send(HttpRequest.newBuilder(gateway.uri(path)).header("Fencing-Token", "2")
+            HttpResponse<String> stale = gateway.send(HttpRequest.newBuilder(gateway.uri(path + write[1])).header("Fencing-Token", "2")
                     .method(method, method.equals("DELETE") ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString("x"))
                     .build());
-            assertThat(stale.statusCode()).as(method).isEqualTo(412);
+            assertThat(stale.statusCode()).as(String.join(" ", write)).isEqualTo(write[1].isEmpty() && !method.equals("PUT")
+                    && !method.equals("DELETE") ? 400 : 412);
         }
         assertThat(gateway.get(path).body()).isEqualTo("v");
         assertThat(gateway.send(HttpRequest.newBuilder(gateway.uri(path)).method("HEAD", HttpRequest.BodyPublishers.noBody()).build())
