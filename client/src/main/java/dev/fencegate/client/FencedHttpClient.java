@@ -22,7 +22,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * the guard has tripped ({@link LeaseLostException}); the gateway's refusal of a write becomes a
  * {@link FencedOutException} and trips the guard. Any other answer, a store's own 412 included,
  * reaches the caller's body handler unchanged. Writes are sent without {@code Expect: 100-continue},
- * whatever the request asks: see {@link #send}.
+ * whatever the request asks: see {@link #send}. A write is sent once, whatever java.net.http read
+ * of {@value #RETRY_ALL_METHODS}: an attempt to send it again fails before a byte of it leaves.
  */
 public final class FencedHttpClient {
 
@@ -41,8 +42,9 @@ public final class FencedHttpClient {
      *         authentication challenges: it would send a write again, with its token, without a
      *         check of the lease, and a redirect to wherever the answer points; when it has an
      *         executor of its own, whose queue could hold a checked write past the lease; when
-     *         {@value #RETRY_ALL_METHODS} is set, which sends writes again; or when it has no
-     *         connect timeout below the lease's margin: a write is checked against the lease
+     *         {@value #RETRY_ALL_METHODS} is set, which sends writes again (the JDK reads it once,
+     *         at the JVM's first request, so a resend is also failed as it is attempted); or when
+     *         it has no connect timeout below the lease's margin: a write is checked against the lease
      *         before the client connects, and sent once it has, however long that took
      */
     public FencedHttpClient(HttpClient http, WriteFencing fencing) {
@@ -111,10 +113,34 @@ public final class FencedHttpClient {
         for (Map.Entry<String, String> header : fencing.headersForWrite().entrySet()) {
             fenced.setHeader(header.getKey(), header.getValue());
         }
+        // Whatever the JDK read of its retry property as this JVM made its first request: one attempt.
+        OneAttemptBody body = new OneAttemptBody(request.bodyPublisher().orElseGet(HttpRequest.BodyPublishers::noBody));
+        fenced.method(request.method(), body);
         // The body is read on the client's own threads: the refusal is only noted there, and the guard
         // is tripped here, on the caller's thread, which interruptOnLoss then leaves alone.
         AtomicReference<Refused> refused = new AtomicReference<>();
-        HttpResponse<T> response = http.send(fenced.build(), info -> info.statusCode() != FenceRefusal.STATUS
+        HttpResponse<T> response;
+        try {
+            response = sendNotingRefusal(fenced.build(), handler, refused);
+        } catch (IOException e) {
+            if (body.refusedAResend()) {
+                throw new IOException(request.method() + " " + request.uri().getPath() + ": the connection closed before an"
+                        + " answer; the write may or may not have been applied, and was not sent again (expected "
+                        + RETRY_ALL_METHODS + " unset when this JVM made its first request; it was set then, so"
+                        + " java.net.http went to send the write again without a check of the lease)", e);
+            }
+            throw e;
+        }
+        Refused refusal = refused.get();
+        if (refusal != null) {
+            throw fencing.fencedOut(refusal.refusal(), request.method() + " " + request.uri().getPath() + ": " + refusal.body(), null);
+        }
+        return response;
+    }
+
+    private <T> HttpResponse<T> sendNotingRefusal(HttpRequest fenced, HttpResponse.BodyHandler<T> handler, AtomicReference<Refused> refused)
+            throws IOException, InterruptedException {
+        return http.send(fenced, info -> info.statusCode() != FenceRefusal.STATUS
                 ? handler.apply(info)
                 : HttpResponse.BodySubscribers.mapping(HttpResponse.BodySubscribers.ofByteArray(), body -> {
                     String text = new String(body, StandardCharsets.UTF_8);
@@ -125,11 +151,6 @@ public final class FencedHttpClient {
                     }
                     return replay(handler.apply(info), body);
                 }));
-        Refused refusal = refused.get();
-        if (refusal != null) {
-            throw fencing.fencedOut(refusal.refusal(), request.method() + " " + request.uri().getPath() + ": " + refusal.body(), null);
-        }
-        return response;
     }
 
     /** Hands a body already read to the caller's subscriber, as if it came off the wire. */

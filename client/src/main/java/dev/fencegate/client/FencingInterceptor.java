@@ -1,18 +1,27 @@
 package dev.fencegate.client;
 
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.SequenceInputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttribute;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.SdkHttpRequest;
 
 /**
  * Puts the lease's fencing headers on every write an AWS SDK v2 client sends, and turns the
- * gateway's refusal into a {@link FencedOutException} that trips the guard. The headers are added
- * in {@code modifyHttpRequest}, which runs before the request is signed, so SigV4 covers them.
+ * gateway's refusal, in S3 XML or problem+json, into a {@link FencedOutException} that trips the
+ * guard. The headers are added in {@code modifyHttpRequest}, which runs before the request is
+ * signed, so SigV4 covers them.
  * A write attempted after the guard tripped is not sent, nor is a retry of one (the guard is checked
  * before every attempt). Either way the SDK's exception carries the {@link LeaseLostException}:
  * {@code LeaseLostException.in(e)} finds it. The store's host name is looked up before the check,
@@ -26,6 +35,10 @@ import software.amazon.awssdk.http.SdkHttpRequest;
  * }</pre>
  */
 public final class FencingInterceptor implements ExecutionInterceptor {
+
+    private static final String PROBLEM_JSON = "application/problem+json";
+    private static final int PROBLEM_BODY_LIMIT = 64 * 1024;
+    private static final ExecutionAttribute<String> PROBLEM_BODY = new ExecutionAttribute<>("FencegateProblemBody");
 
     private final WriteFencing fencing;
     private final NameLookup lookup;
@@ -102,11 +115,44 @@ public final class FencingInterceptor implements ExecutionInterceptor {
         if (failure instanceof AwsServiceException refused && refused.statusCode() == FenceRefusal.STATUS
                 && refused.awsErrorDetails() != null) {
             Optional<FenceRefusal> refusal = FenceRefusal.ofS3Code(refused.awsErrorDetails().errorCode());
+            String detail = refused.awsErrorDetails().errorMessage();
+            String problem = attributes.getAttribute(PROBLEM_BODY);
+            if (refusal.isEmpty() && problem != null) {
+                refusal = FenceRefusal.inBody(problem);
+                detail = problem;
+            }
             if (refusal.isPresent()) {
-                FencedOutException fencedOut = fencing.fencedOut(refusal.get(), refused.awsErrorDetails().errorMessage(), null);
+                FencedOutException fencedOut = fencing.fencedOut(refusal.get(), detail, null);
                 return refused.toBuilder().cause(fencedOut).build();
             }
         }
         return failure;
+    }
+
+    /**
+     * Keeps the body of a write's 412 problem+json answer for {@link #modifyException}. The gateway
+     * answers in problem+json, not S3 XML, a request that carries neither an S3 signature nor
+     * {@code x-amz-content-sha256}, as an anonymous client's bodiless write (DeleteObject); the SDK
+     * finds no error code in it and keeps no body, so its refusal is read from the body here.
+     */
+    @Override
+    public Optional<InputStream> modifyHttpResponseContent(Context.ModifyHttpResponse context, ExecutionAttributes attributes) {
+        Optional<InputStream> content = context.responseBody();
+        if (context.httpResponse().statusCode() != FenceRefusal.STATUS || content.isEmpty()
+                || !WriteFencing.isWrite(context.httpRequest().method().name())
+                || !context.httpResponse().firstMatchingHeader("Content-Type")
+                        .map(type -> type.toLowerCase(Locale.ROOT).startsWith(PROBLEM_JSON)).orElse(false)) {
+            return content;
+        }
+        InputStream in = content.get();
+        try {
+            // The gateway's problem body is a few hundred bytes: a longer one is not the gateway's,
+            // and what lies past the bound is left in the stream for the SDK.
+            byte[] body = in.readNBytes(PROBLEM_BODY_LIMIT);
+            attributes.putAttribute(PROBLEM_BODY, new String(body, StandardCharsets.UTF_8));
+            return Optional.of(new SequenceInputStream(new ByteArrayInputStream(body), in));
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading a write's 412 answer", e);
+        }
     }
 }

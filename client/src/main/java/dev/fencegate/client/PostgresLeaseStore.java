@@ -45,6 +45,11 @@ public final class PostgresLeaseStore implements LeaseStore {
      */
     static final Duration IDLE_IN_TRANSACTION = Duration.ofSeconds(1);
 
+    /** The shortest timeout of {@link #dataSource}: the connect timeout counts whole seconds. */
+    static final Duration SHORTEST_TIMEOUT = Duration.ofSeconds(1);
+    /** The longest: PostgreSQL's largest {@code lock_timeout} and {@code statement_timeout}, in milliseconds. */
+    static final Duration LONGEST_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
+
     private final DataSource dataSource;
 
     /** Over connections whose search path finds the {@code leases} table (see {@link #migrate}). */
@@ -56,8 +61,20 @@ public final class PostgresLeaseStore implements LeaseStore {
      * Connections opened per operation (leases are renewed a few times a minute, so no pool is
      * needed), each bounded by {@code timeout}: a dead or locked database fails the call, which is
      * then tried again until the lease's local deadline, rather than hanging the renewal.
+     *
+     * @throws IllegalArgumentException when {@code timeout} is under a second, or above the longest
+     *         wait PostgreSQL takes: {@code lock_timeout} and {@code statement_timeout} are whole
+     *         milliseconds, and 0, which anything under one becomes, is no bound at all, so a call
+     *         behind a lock would leave its session waiting on the server after it gave up; and the
+     *         connect timeout counts whole seconds
      */
     public static DataSource dataSource(String url, String user, String password, String schema, Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.compareTo(SHORTEST_TIMEOUT) < 0 || timeout.compareTo(LONGEST_TIMEOUT) > 0) {
+            throw new IllegalArgumentException("timeout: " + timeout + " (expected " + SHORTEST_TIMEOUT + " to " + LONGEST_TIMEOUT
+                    + ": it bounds each statement's wait on the server as lock_timeout and statement_timeout, in whole"
+                    + " milliseconds, where 0 means no bound, and the connect timeout, in whole seconds)");
+        }
         PGSimpleDataSource source = new PGSimpleDataSource();
         source.setURL(url);
         source.setUser(user);

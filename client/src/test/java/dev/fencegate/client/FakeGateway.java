@@ -6,14 +6,15 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Answers as the gateway does, on loopback, and remembers every request it saw: a write whose
- * token is below the fence gets 412, as an S3 XML error when the request is SigV4-signed and as
- * problem+json otherwise; {@code /precondition} answers 412 as a store would for its own reasons.
+ * token is below the fence gets 412, as an S3 XML error or as problem+json by the gateway's rule; {@code /precondition} answers 412 as a store would for its own reasons.
  */
 final class FakeGateway implements AutoCloseable {
 
@@ -41,7 +42,7 @@ final class FakeGateway implements AutoCloseable {
         if (exchange.getRequestURI().getPath().endsWith("/precondition")) {
             reply(exchange, 412, "text/plain", "the store's own precondition failed");
         } else if (WriteFencing.isWrite(exchange.getRequestMethod()) && token != null && Long.parseLong(token) < fence.get()) {
-            boolean s3 = exchange.getRequestHeaders().containsKey("Authorization");
+            boolean s3 = answersInS3Xml(exchange);
             reply(exchange, 412, s3 ? "application/xml" : "application/problem+json", s3
                     ? "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>FencingTokenStale</Code>"
                       + "<Message>token " + token + " is below the fence " + fence.get() + "</Message></Error>"
@@ -53,6 +54,24 @@ final class FakeGateway implements AutoCloseable {
             }
             reply(exchange, 200, "text/plain", "stored");
         }
+    }
+
+    /**
+     * The gateway's rule (its {@code ErrorFormat}): S3 XML to what only S3 clients send, a SigV4 or
+     * V2 {@code Authorization}, {@code x-amz-content-sha256} or a presigned query; problem+json to
+     * the rest, an anonymous SDK's bodiless write among them.
+     */
+    private static boolean answersInS3Xml(HttpExchange exchange) {
+        String authorization = exchange.getRequestHeaders().getFirst("Authorization");
+        if (authorization != null && (authorization.startsWith("AWS4-HMAC-SHA256 ") || authorization.startsWith("AWS "))) {
+            return true;
+        }
+        if (exchange.getRequestHeaders().containsKey("x-amz-content-sha256")) {
+            return true;
+        }
+        String query = exchange.getRequestURI().getRawQuery();
+        return query != null && Arrays.stream(query.split("&")).map(parameter -> parameter.split("=", 2)[0].toLowerCase(Locale.ROOT))
+                .anyMatch(name -> name.equals("x-amz-algorithm") || name.equals("awsaccesskeyid"));
     }
 
     private static void reply(HttpExchange exchange, int status, String type, String body) throws IOException {

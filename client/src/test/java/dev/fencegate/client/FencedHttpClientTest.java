@@ -17,13 +17,19 @@ import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class FencedHttpClientTest {
 
@@ -163,6 +169,41 @@ class FencedHttpClientTest {
                 socket.close();
             }
         }
+    }
+
+    /**
+     * java.net.http reads jdk.httpclient.enableAllMethodRetry once, as the JVM makes its first
+     * request, so the property unset when the client is built says nothing of whether the JDK sends
+     * a write again after its connection closed without an answer; the lease may have been lost
+     * meanwhile. The write is not sent again, and send says so. Run in a JVM of its own, where the
+     * property is set as it may be in a worker's, around the first request.
+     */
+    @ParameterizedTest
+    @CsvSource({
+            JdkResendScenario.SET_AT_FIRST_REQUEST_THEN_CLEARED + ", PUT",
+            JdkResendScenario.SET_AT_FIRST_REQUEST_THEN_CLEARED + ", DELETE",
+            JdkResendScenario.SET_AFTER_THE_CLIENT_WAS_BUILT + ", PUT",
+            JdkResendScenario.SET_AFTER_THE_CLIENT_WAS_BUILT + ", DELETE"})
+    void aWriteIsNotSentAgainWhateverTheJdkReadOfItsRetryProperty(String order, String method, @TempDir Path dir) throws Exception {
+        Path output = dir.resolve("scenario.out");
+        Process scenario = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), JdkResendScenario.class.getName(), order, method)
+                .redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        try {
+            assertThat(scenario.waitFor(60, TimeUnit.SECONDS)).as("the scenario ended; it printed:%n%s", read(output)).isTrue();
+        } finally {
+            scenario.destroyForcibly();
+        }
+        List<String> lines = Files.readAllLines(output);
+        assertThat(scenario.exitValue()).as("exit status; it printed:%n%s", lines).isZero();
+        assertThat(lines).filteredOn(line -> line.startsWith("received ")).containsExactly("received " + method + " token=7 under the lease");
+        assertThat(lines).filteredOn(line -> line.startsWith("send ")).singleElement().asString()
+                .startsWith("send threw java.io.IOException: " + method + " /b/report.csv: the connection closed before an answer")
+                .contains("was not sent again");
+    }
+
+    private static String read(Path file) throws IOException {
+        return Files.exists(file) ? Files.readString(file) : "";
     }
 
     @Test

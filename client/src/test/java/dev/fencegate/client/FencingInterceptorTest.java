@@ -13,6 +13,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
@@ -114,6 +115,39 @@ class FencingInterceptorTest {
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("id", "secret")))
                 .overrideConfiguration(configuration)
                 .build();
+    }
+
+    /**
+     * An anonymous client's DeleteObject carries neither an Authorization nor x-amz-content-sha256,
+     * so the gateway refuses it in problem+json, not S3 XML: the SDK finds no error code in it, and
+     * the refusal is read from the body's problem type instead.
+     */
+    @Test
+    void anAnonymousDeleteRefusedInProblemJsonIsFencedOutAndTripsTheGuard() {
+        gateway.fence.set(8);
+        try (S3Client anonymous = S3Client.builder()
+                .endpointOverride(URI.create("http://127.0.0.1:" + gateway.port()))
+                .forcePathStyle(true)
+                .region(Region.US_EAST_1)
+                .credentialsProvider(AnonymousCredentialsProvider.create())
+                .overrideConfiguration(o -> o.addExecutionInterceptor(new FencingInterceptor(WriteFencing.of(guard))))
+                .build()) {
+            assertThatThrownBy(() -> anonymous.deleteObject(b -> b.bucket("b").key("report.csv")))
+                    .isInstanceOfSatisfying(S3Exception.class, e -> {
+                        assertThat(e.statusCode()).isEqualTo(412);
+                        assertThat(LeaseLostException.in(e)).hasValueSatisfying(lost -> {
+                            assertThat(lost).isInstanceOf(FencedOutException.class).hasMessageContaining("\"currentToken\":8");
+                            assertThat(((FencedOutException) lost).refusal()).isEqualTo(FenceRefusal.STALE_TOKEN);
+                        });
+                    });
+            assertThat(guard.stillHeld()).isFalse();
+            assertThat(gateway.seen.get(0).headers()).as("sent as the gateway answers in problem+json")
+                    .doesNotContainKeys("Authorization", "X-amz-content-sha256");
+
+            assertThatThrownBy(() -> anonymous.deleteObject(b -> b.bucket("b").key("other.csv")))
+                    .satisfies(e -> assertThat(LeaseLostException.in(e)).isPresent());
+            assertThat(gateway.seen).hasSize(1);
+        }
     }
 
     @Test

@@ -225,6 +225,24 @@ class PostgresLeaseStoreTest extends LeaseStoreContract {
                 .isInstanceOf(LeaseStoreException.class).hasMessageContaining("PostgresLeaseStore.migrate(dataSource, schema) first");
     }
 
+    /**
+     * PostgreSQL reads a lock_timeout or statement_timeout of 0, which anything under a millisecond
+     * becomes, as no bound: a renewal behind a lock would give up at the client and leave its session
+     * waiting on the server. Such a timeout, or one under the connect timeout's whole second, or past
+     * the longest the server takes, is refused before any connection is made (none could be, here).
+     */
+    @Test
+    void aTimeoutThatWouldNotBoundTheServersWaitIsRefusedBeforeAnyConnection() {
+        for (Duration timeout : List.of(Duration.ZERO, Duration.ofNanos(999_999), Duration.ofMillis(999), Duration.ofSeconds(-5),
+                Duration.ofMillis(Integer.MAX_VALUE).plusMillis(1))) {
+            assertThatThrownBy(() -> PostgresLeaseStore.dataSource("jdbc:postgresql://127.0.0.1:1/none", "postgres", "", "x", timeout))
+                    .as(timeout.toString()).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("timeout: " + timeout + " (expected PT1S to PT596H31M23.647S");
+        }
+        assertThat(PostgresLeaseStore.dataSource("jdbc:postgresql://127.0.0.1:1/none", "postgres", "", "x", Duration.ofSeconds(1)))
+                .as("a second is bound enough").isNotNull();
+    }
+
     @Test
     void anUnreachableDatabaseIsALeaseStoreException() {
         DataSource nowhere = PostgresLeaseStore.dataSource("jdbc:postgresql://127.0.0.1:1/none", "postgres", "", "x",
