@@ -23,6 +23,8 @@ final class FakeGateway implements AutoCloseable {
 
     final List<Seen> seen = new CopyOnWriteArrayList<>();
     final AtomicLong fence = new AtomicLong();
+    /** Whether {@code amz-sdk-invocation-id} makes an S3 client, as it does for the gateway since it was read; an earlier one's rule without it. */
+    volatile boolean readsSdkInvocationId = true;
     private final HttpServer server;
 
     FakeGateway() throws IOException {
@@ -58,10 +60,14 @@ final class FakeGateway implements AutoCloseable {
 
     /**
      * The gateway's rule (its {@code ErrorFormat}): S3 XML to what only S3 clients send, a SigV4 or
-     * V2 {@code Authorization}, {@code x-amz-content-sha256} or a presigned query; problem+json to
-     * the rest, an anonymous SDK's bodiless write among them.
+     * V2 {@code Authorization}, {@code x-amz-content-sha256}, {@code amz-sdk-invocation-id} or a
+     * presigned query; problem+json to the rest (an earlier gateway's, which did not read
+     * {@code amz-sdk-invocation-id}, to an anonymous SDK's bodiless write too).
      */
-    private static boolean answersInS3Xml(HttpExchange exchange) {
+    private boolean answersInS3Xml(HttpExchange exchange) {
+        if (readsSdkInvocationId && exchange.getRequestHeaders().containsKey("amz-sdk-invocation-id")) {
+            return true;
+        }
         String authorization = exchange.getRequestHeaders().getFirst("Authorization");
         if (authorization != null && (authorization.startsWith("AWS4-HMAC-SHA256 ") || authorization.startsWith("AWS "))) {
             return true;

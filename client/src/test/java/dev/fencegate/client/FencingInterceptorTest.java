@@ -119,11 +119,13 @@ class FencingInterceptorTest {
 
     /**
      * An anonymous client's DeleteObject carries neither an Authorization nor x-amz-content-sha256,
-     * so the gateway refuses it in problem+json, not S3 XML: the SDK finds no error code in it, and
-     * the refusal is read from the body's problem type instead.
+     * so a gateway that does not read amz-sdk-invocation-id (one before it did) refuses it in
+     * problem+json, not S3 XML: the SDK finds no error code in it, and the refusal is read from the
+     * body's problem type instead.
      */
     @Test
     void anAnonymousDeleteRefusedInProblemJsonIsFencedOutAndTripsTheGuard() {
+        gateway.readsSdkInvocationId = false;
         gateway.fence.set(8);
         try (S3Client anonymous = S3Client.builder()
                 .endpointOverride(URI.create("http://127.0.0.1:" + gateway.port()))
