@@ -5,7 +5,13 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import com.zaxxer.hikari.util.DriverDataSource;
 import dev.fencegate.config.DatabaseConfig;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.output.MigrateResult;
@@ -193,6 +199,28 @@ public final class FenceDatabase implements AutoCloseable {
                 .validateMigrationNaming(true)
                 .load()
                 .migrate();
+    }
+
+    /**
+     * The other schemas of this database that hold the gateway's tables, by name (at most ten):
+     * where a fresh fence schema is made beside them, the instance may have been pointed at the
+     * wrong one, and starts with none of their fences.
+     */
+    public List<String> otherFenceSchemas() throws SQLException {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement select = connection.prepareStatement(
+                     "SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+                             + " WHERE c.relname = 'fence_inflight' AND c.relkind IN ('r', 'p') AND n.nspname <> ?"
+                             + " ORDER BY 1 LIMIT 10")) {
+            select.setString(1, schema);
+            List<String> schemas = new ArrayList<>();
+            try (ResultSet row = select.executeQuery()) {
+                while (row.next()) {
+                    schemas.add(row.getString(1));
+                }
+            }
+            return schemas;
+        }
     }
 
     public HikariDataSource dataSource() {

@@ -5,6 +5,7 @@ import dev.fencegate.fence.ExpiryTrust;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -133,6 +134,9 @@ public final class FenceStoreMonitor implements AutoCloseable {
             if (!migrated) {
                 MigrateResult result = database.migrate();
                 log.info(schemaLine(result));
+                if (result.initialSchemaVersion == null) {
+                    warnIfBesideOtherFences(database.otherFenceSchemas());
+                }
                 migrated = true;
                 readiness.migrated();
             }
@@ -149,6 +153,19 @@ public final class FenceStoreMonitor implements AutoCloseable {
             reachable();
         } catch (Exception e) {
             unreachable(DatabaseProblem.describe(e));
+        }
+    }
+
+    /**
+     * A fence schema made now starts with no fence: a --db-schema spelt wrong, or a database other
+     * than the fleet's, admits every token for every resource. Nothing here can tell that from a
+     * first start, but a schema made beside others that hold fences is said, at WARN.
+     */
+    static void warnIfBesideOtherFences(List<String> others) {
+        if (!others.isEmpty()) {
+            log.warn("Fence schema created empty now, in a database whose schema(s) {} hold fences: this instance checks"
+                    + " writes against none of theirs; if it is meant to share their fences, its --db-schema is wrong:"
+                    + " stop it and set the schema they use", others);
         }
     }
 

@@ -126,8 +126,9 @@ class StoreFaultsIT {
         try (KeepAliveAnswerStore store = new KeepAliveAnswerStore();
              Gateway gateway = Gateway.start(GatewayHarness.config(URI.create("http://127.0.0.1:" + store.port()), database,
                      upstreamTimeout))) {
-            // The store builds token 5's write for 3.5 s, three upstream timeouts, sending a blank every 300 ms.
-            CompletableFuture<HttpResponse<String>> slow = CompletableFuture.supplyAsync(() -> put(gateway.port(), "/jobs/built", 5, 3_500));
+            // The store builds token 5's write for 5.5 s, sending a blank every 300 ms: past the upstream timeout, and
+            // past the life of its registration row (the timeout and 3 s), which must be renewed meanwhile.
+            CompletableFuture<HttpResponse<String>> slow = CompletableFuture.supplyAsync(() -> put(gateway.port(), "/jobs/built", 5, 5_500));
             Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> store.answersStarted.get() == 1);
             Thread.sleep(upstreamTimeout.multipliedBy(2).plusMillis(300).toMillis());
 

@@ -87,4 +87,46 @@ class FenceStoreMonitorTest {
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> history.confirmedPosition() > held
                 && readiness.ready() && monitor.refusal().isEmpty());
     }
+
+    /**
+     * A --db-schema spelt wrong makes a fresh fence schema beside the fleet's, and the instance
+     * admits every token for every resource: nothing can tell that from a first start, but a schema
+     * made beside others that hold fences is said at WARN; a schema started again is not.
+     */
+    @Test
+    void aFenceSchemaMadeBesideAnotherThatHoldsFencesIsSaidAtWarn() {
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> warnings = new ch.qos.logback.core.read.ListAppender<>();
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(FenceStoreMonitor.class);
+        warnings.start();
+        logger.addAppender(warnings);
+        try {
+            readiness.serving();
+            monitor.start(Duration.ofMillis(200), Duration.ofMillis(500));
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(readiness::ready);
+            DatabaseConfig misspelt = TestPostgres.config(TestPostgres.newSchema("store_monitor_misspelt"));
+            for (int start = 0; start < 2; start++) {
+                warnings.list.clear();
+                Readiness secondReadiness = new Readiness();
+                HistoryGuard secondHistory = new HistoryGuard(UUID.randomUUID(), false, false);
+                try (FenceDatabase second = FenceDatabase.open(misspelt, NamingGuard.sessionKey(NAMING), false, secondHistory, durability);
+                     FenceStoreMonitor secondMonitor = new FenceStoreMonitor(second, durability, secondHistory,
+                             new NamingGuard(second.dataSource(), NAMING, false, false, UUID.randomUUID(), Duration.ofSeconds(5),
+                                     System::nanoTime), secondReadiness)) {
+                    secondReadiness.serving();
+                    secondMonitor.start(Duration.ofMillis(200), Duration.ofMillis(500));
+                    Awaitility.await().atMost(Duration.ofSeconds(10)).until(secondReadiness::ready);
+                }
+                List<String> said = warnings.list.stream().filter(event -> event.getLevel() == ch.qos.logback.classic.Level.WARN)
+                        .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).toList();
+                if (start == 0) {
+                    assertThat(said).as("the first start, which made the schema").anySatisfy(line ->
+                            assertThat(line).contains("Fence schema created empty now").contains("hold fences"));
+                } else {
+                    assertThat(said).as("a start on the schema made before").noneMatch(line -> line.contains("created empty"));
+                }
+            }
+        } finally {
+            logger.detachAppender(warnings);
+        }
+    }
 }
