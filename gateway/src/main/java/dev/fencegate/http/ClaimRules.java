@@ -103,7 +103,7 @@ public record ClaimRules(StoreIdentity identity, ResourceScopes scopes, Optional
     }
 
     private boolean isS3() {
-        return identity instanceof S3PathIdentity || identity instanceof S3VirtualHostIdentity;
+        return identity instanceof S3StoreIdentity;
     }
 
     /**

@@ -10,7 +10,7 @@ import java.util.Optional;
  * this kind; such writes are refused, not fenced under a path that lacks the bucket. A store that does virtual hosting, CNAME-style
  * Hosts included, is {@code s3-virtual-host}.
  */
-public record S3PathIdentity(VirtualHosts domains, boolean allowTemporaryNames) implements StoreIdentity {
+public record S3PathIdentity(VirtualHosts domains, boolean allowTemporaryNames) implements S3StoreIdentity {
 
     /** With the names S3Proxy's file store writes PUTs in progress to refused. */
     public S3PathIdentity(VirtualHosts domains) {
@@ -33,21 +33,6 @@ public record S3PathIdentity(VirtualHosts domains, boolean allowTemporaryNames) 
     @Override
     public Identified keyInBucket(String bucketPath, String key) {
         return ObjectPaths.s3Object(ObjectPaths.keyPath(bucketPath, key), allowTemporaryNames);
-    }
-
-    /**
-     * S3 reads no {@code Depth}; a WebDAV store behind an S3 kind set by mistake refuses, at
-     * {@code Depth: 0}, to delete a collection (nginx, Apache mod_dav), each object under it fenced
-     * on its own. It is not asked first: an S3 store would refuse a PROPFIND signed for a DELETE.
-     */
-    @Override
-    public Optional<String> deleteDepth() {
-        return Optional.of("0");
-    }
-
-    @Override
-    public boolean asksWhetherADeleteNamesACollection() {
-        return false;
     }
 
     @Override

@@ -1,7 +1,6 @@
 package dev.fencegate.http;
 
 import dev.fencegate.fence.ResourceKey;
-import java.util.Optional;
 
 /**
  * An S3 store with virtual hosting on ({@code --store-kind s3-virtual-host}): the Host header
@@ -13,7 +12,7 @@ import java.util.Optional;
  * refused: Ozone's S3 gateway, in virtual-host style, decodes the path a second time and writes
  * {@code report}.
  */
-public record S3VirtualHostIdentity(VirtualHosts domains, boolean allowTemporaryNames) implements StoreIdentity {
+public record S3VirtualHostIdentity(VirtualHosts domains, boolean allowTemporaryNames) implements S3StoreIdentity {
 
     /** With the names S3Proxy's file store writes PUTs in progress to refused. */
     public S3VirtualHostIdentity(VirtualHosts domains) {
@@ -50,21 +49,6 @@ public record S3VirtualHostIdentity(VirtualHosts domains, boolean allowTemporary
     @Override
     public Identified keyInBucket(String bucketPath, String key) {
         return ObjectPaths.s3Object(ObjectPaths.keyPath(bucketPath, key), allowTemporaryNames);
-    }
-
-    /**
-     * S3 reads no {@code Depth}; a WebDAV store behind an S3 kind set by mistake refuses, at
-     * {@code Depth: 0}, to delete a collection (nginx, Apache mod_dav), each object under it fenced
-     * on its own. It is not asked first: an S3 store would refuse a PROPFIND signed for a DELETE.
-     */
-    @Override
-    public Optional<String> deleteDepth() {
-        return Optional.of("0");
-    }
-
-    @Override
-    public boolean asksWhetherADeleteNamesACollection() {
-        return false;
     }
 
     @Override

@@ -9,7 +9,7 @@ import dev.fencegate.fence.ResourceKey;
  * (the object the store will touch, whatever spelling or addressing the client chose) or why the
  * gateway cannot know it. One implementation per store kind, chosen by {@code --store-kind}.
  */
-public sealed interface StoreIdentity permits GenericHttpIdentity, WebDavIdentity, S3PathIdentity, S3VirtualHostIdentity {
+public sealed interface StoreIdentity permits GenericHttpIdentity, WebDavIdentity, S3StoreIdentity {
 
     /** What a write names. */
     sealed interface Identified {

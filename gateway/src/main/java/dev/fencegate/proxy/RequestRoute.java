@@ -10,9 +10,8 @@ import dev.fencegate.http.GenericHttpIdentity;
 import dev.fencegate.http.HeaderNames;
 import dev.fencegate.http.Outcome;
 import dev.fencegate.http.Problem;
-import dev.fencegate.http.S3PathIdentity;
+import dev.fencegate.http.S3StoreIdentity;
 import dev.fencegate.http.S3Requests;
-import dev.fencegate.http.S3VirtualHostIdentity;
 import dev.fencegate.http.StoreIdentity;
 import dev.fencegate.http.UploadIds;
 import dev.fencegate.http.WebDavIdentity;
@@ -303,7 +302,7 @@ sealed interface RequestRoute {
     }
 
     private static boolean isS3(StoreIdentity identity) {
-        return identity instanceof S3PathIdentity || identity instanceof S3VirtualHostIdentity;
+        return identity instanceof S3StoreIdentity;
     }
 
     /** A key of one segment, {@code /bucket}: the bucket itself, not an object in it. */
