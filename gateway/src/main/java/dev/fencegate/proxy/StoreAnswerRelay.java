@@ -36,6 +36,8 @@ final class StoreAnswerRelay implements Runnable {
     private ScheduledFuture<?> deadline;
     private long timeoutNanos;
     private boolean answerUnderWay;
+    /** The client went while the store's answer was coming: the rest is read and dropped, to learn when the store is done. */
+    private boolean draining;
     /** When the store last sent part of its answer, by {@link System#nanoTime()}, once it is under way. */
     private long answerSeenNanos;
     private boolean responseStarted;
@@ -157,6 +159,15 @@ final class StoreAnswerRelay implements Runnable {
         if (msg instanceof HttpResponse response && (!keepClient || !exchange.requestComplete() || answerEndsWithConnection)) {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
+        if (draining) {
+            ReferenceCountUtil.release(msg);
+            if (last) {
+                exchange.drained(true);
+            } else {
+                store.read();
+            }
+            return;
+        }
         if (checkedAnswer != null) {
             keepAnswer((HttpObject) msg, last);
         } else if (last) {
@@ -223,6 +234,10 @@ final class StoreAnswerRelay implements Runnable {
             deadline = client.executor().schedule(this, timeoutNanos - silentNanos, TimeUnit.NANOSECONDS);
             return;
         }
+        if (draining) {
+            exchange.drained(false);
+            return;
+        }
         if (!exchange.requestComplete() && window.closed()) {
             // Due together with the window's end (this process woke from a pause, or the client sent
             // slowly), the timer ran first: the store was waiting for the rest, which the gateway cuts.
@@ -230,6 +245,17 @@ final class StoreAnswerRelay implements Runnable {
             return;
         }
         exchange.fail(Outcome.STORE_TIMEOUT, "store did not answer within the upstream timeout");
+    }
+
+    /** Whether the store has begun its answer (an interim one included). */
+    boolean answerUnderWay() {
+        return answerUnderWay;
+    }
+
+    /** The client went: the rest of the answer is read from the store and dropped, the deadline counting as before. */
+    void drain() {
+        draining = true;
+        store.read();
     }
 
     void cancelDeadline() {

@@ -39,6 +39,8 @@ final class StoreExchange implements StoreListener {
     private final StoreAnswerRelay answer;
     private Channel store;
     private boolean finished;
+    /** The client went with the store's answer under way; the exchange ends when the answer does. */
+    private boolean draining;
 
     /** Told once when the exchange ends, whether the store's outcome is known. */
     interface AfterStore {
@@ -117,11 +119,27 @@ final class StoreExchange implements StoreListener {
         if (finished || answer.responseComplete()) {
             return;
         }
+        if (draining) {
+            drained(false);
+            return;
+        }
         String detail = cause == null ? "store closed the connection" : "store connection failed: " + cause.getMessage();
         fail(Outcome.STORE_UNREACHABLE, detail);
     }
 
     void onClientClosed() {
+        if (!finished && answer.answerUnderWay() && !answer.responseComplete() && sender.sentWhole() && store != null
+                && store.isActive()) {
+            // The store has the whole request and is still answering: it may be building the write
+            // (S3 finishes a CompleteMultipartUpload whether or not the connection is there). Reset now, the
+            // outcome would be unknown for one timeout only; read on instead, and the write is over when the
+            // store says so, or has been silent for the timeout.
+            draining = true;
+            sender.releaseHeld();
+            answer.releaseCheckedAnswer();
+            answer.drain();
+            return;
+        }
         if (!finished) {
             finished = true;
             answer.releaseCheckedAnswer();
@@ -191,12 +209,36 @@ final class StoreExchange implements StoreListener {
         listener.exchangeCompleted(sender.requestComplete() && keepClient && !answer.endsWithConnection());
     }
 
+    /**
+     * The answer to a request whose client went has ended ({@code outcomeKnown}), or gone silent
+     * for the timeout, or lost its connection: the store is done with the write, or may still apply it.
+     */
+    void drained(boolean outcomeKnown) {
+        if (finished) {
+            return;
+        }
+        finished = true;
+        afterStore.ended(outcomeKnown);
+        answer.cancelDeadline();
+        unbind(store);
+        if (outcomeKnown) {
+            store.close();
+        } else {
+            reset(store);
+        }
+    }
+
     /** A failure after bytes went to the store leaves its outcome unknown: it may still apply them. */
     void fail(Outcome outcome, String detail) {
         fail(outcome, detail, !sender.sentToStore());
     }
 
     void fail(Outcome outcome, String detail, boolean outcomeKnown) {
+        if (draining) {
+            // Nobody to answer: the client went.
+            drained(false);
+            return;
+        }
         finished = true;
         answer.releaseCheckedAnswer();
         sender.releaseHeld();

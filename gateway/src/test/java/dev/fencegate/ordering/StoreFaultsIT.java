@@ -144,6 +144,37 @@ class StoreFaultsIT {
     }
 
     /**
+     * The worker gives up on the answer (its own timeout, or it was killed) while the store still
+     * builds the write: the connection was reset and the outcome held unknown for one timeout only,
+     * after which the higher token landed first. The gateway reads the answer on to its end.
+     */
+    @Test
+    void aWriteWhoseClientLeavesWhileTheStoreStillAnswersIsInFlightUntilTheAnswerEnds() throws Exception {
+        Duration upstreamTimeout = Duration.ofSeconds(1);
+        DatabaseConfig database = TestPostgres.config(TestPostgres.newSchema("answer_left"));
+        try (KeepAliveAnswerStore store = new KeepAliveAnswerStore();
+             Gateway gateway = Gateway.start(GatewayHarness.config(URI.create("http://127.0.0.1:" + store.port()), database,
+                     upstreamTimeout))) {
+            try (java.net.Socket worker = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), gateway.port())) {
+                worker.getOutputStream().write(("PUT /jobs/left HTTP/1.1\r\nHost: localhost\r\nFencing-Token: 5\r\n"
+                        + "X-Store-Delay-Ms: 5500\r\nContent-Length: 7\r\n\r\ntoken 5").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                byte[] head = new byte[12];
+                assertThat(worker.getInputStream().readNBytes(head, 0, head.length)).isEqualTo(head.length);
+                assertThat(new String(head, java.nio.charset.StandardCharsets.US_ASCII)).as("the answer began").isEqualTo("HTTP/1.1 200");
+                Thread.sleep(1_500);
+                // The worker gives up here, the store still building.
+            }
+            Thread.sleep(upstreamTimeout.multipliedBy(2).toMillis());
+
+            HttpResponse<String> newer = putUntilAnswered(gateway.port(), "/jobs/left", 6, 0);
+
+            assertThat(newer.statusCode()).as(newer.body()).isEqualTo(200);
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> store.applied.size() == 2);
+            assertThat(store.applied).as("the order the store applied them in").containsExactly("5", "6");
+        }
+    }
+
+    /**
      * A store whose writes take {@code X-Store-Delay-Ms} to apply, answering at once with a 200 head
      * and a blank every 300 ms until it has applied them, as S3 keeps a CompleteMultipartUpload's
      * answer alive; a write is applied whether or not its connection is still there.
