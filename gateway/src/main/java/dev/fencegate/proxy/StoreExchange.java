@@ -128,9 +128,9 @@ final class StoreExchange implements StoreListener {
     }
 
     void onClientClosed() {
-        if (!finished && answer.answerUnderWay() && !answer.responseComplete() && sender.sentWhole() && store != null
-                && store.isActive()) {
-            // The store has the whole request and is still answering: it may be building the write
+        if (!finished && afterStore != AfterStore.NOTHING && answer.answerUnderWay() && !answer.responseComplete()
+                && sender.sentWhole() && store != null && store.isActive()) {
+            // A write the store has whole and is still answering: it may be building it
             // (S3 finishes a CompleteMultipartUpload whether or not the connection is there). Reset now, the
             // outcome would be unknown for one timeout only; read on instead, and the write is over when the
             // store says so, or has been silent for the timeout.
