@@ -177,8 +177,11 @@ public final class S3Requests {
         return kept == null ? text : kept.toString();
     }
 
-    /** The queries with which S3 takes a POST to an object: CreateMultipartUpload, its completion, RestoreObject, SelectObjectContent. */
-    private static final List<String> OBJECT_POSTS = List.of("uploads", "uploadid", "restore", "select");
+    /**
+     * The queries with which S3 takes a POST to an object: CreateMultipartUpload, its completion,
+     * RestoreObject, SelectObjectContent; as S3 reads them, by their exact names between '&'s.
+     */
+    private static final List<String> OBJECT_POSTS = List.of("uploads", "uploadId", "restore", "select");
 
     /**
      * Why a write to the object {@code key} has a form S3 defines for no write, so that an S3 store
@@ -190,7 +193,7 @@ public final class S3Requests {
         if (method.equals("PATCH")) {
             return Optional.of("PATCH is no S3 request");
         }
-        if (method.equals("POST") && key.indexOf('/', 1) >= 0 && parameterNamed(target, OBJECT_POSTS) == null) {
+        if (method.equals("POST") && key.indexOf('/', 1) >= 0 && OBJECT_POSTS.stream().noneMatch(name -> hasParameter(target, name))) {
             return Optional.of("a POST to an object is S3's only with ?uploads, ?uploadId, ?restore or ?select");
         }
         int query = target.indexOf('?');

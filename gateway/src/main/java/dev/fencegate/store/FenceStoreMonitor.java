@@ -135,7 +135,13 @@ public final class FenceStoreMonitor implements AutoCloseable {
                 MigrateResult result = database.migrate();
                 log.info(schemaLine(result));
                 if (result.initialSchemaVersion == null) {
-                    warnIfBesideOtherFences(database.otherFenceSchemas());
+                    try {
+                        warnIfBesideOtherFences(database.otherFenceSchemas());
+                    } catch (SQLException e) {
+                        // Said now or never: the next start finds the schema made.
+                        log.warn("Fence schema created empty now; whether other schemas of its database hold the gateway's"
+                                + " tables could not be read: {}", DatabaseProblem.describe(e));
+                    }
                 }
                 migrated = true;
                 readiness.migrated();
@@ -163,8 +169,8 @@ public final class FenceStoreMonitor implements AutoCloseable {
      */
     static void warnIfBesideOtherFences(List<String> others) {
         if (!others.isEmpty()) {
-            log.warn("Fence schema created empty now, in a database whose schema(s) {} hold fences: this instance checks"
-                    + " writes against none of theirs; if it is meant to share their fences, its --db-schema is wrong:"
+            log.warn("Fence schema created empty now, in a database whose schema(s) {} hold the gateway's tables: this"
+                    + " instance starts with none of their fences; if it is meant to share them, its --db-schema is wrong:"
                     + " stop it and set the schema they use", others);
         }
     }

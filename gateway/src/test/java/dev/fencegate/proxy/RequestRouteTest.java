@@ -8,6 +8,7 @@ import dev.fencegate.fence.FencingToken;
 import dev.fencegate.fence.ResourceKey;
 import dev.fencegate.http.ClaimRules;
 import dev.fencegate.http.GenericHttpIdentity;
+import dev.fencegate.http.StoreIdentity;
 import dev.fencegate.http.Outcome;
 import dev.fencegate.http.ResourceScopes;
 import dev.fencegate.http.S3PathIdentity;
@@ -329,7 +330,8 @@ class RequestRouteTest {
         for (String[] request : new String[][] {{"PATCH", "/bkt/n4"}, {"POST", "/bkt/n1"}, {"POST", "/bkt/n1?x=1"},
                 {"POST", "/bkt/dir/n1?tagging"}, {"PUT", "/bkt/k?partNumber=abc&uploadId=u"}, {"PUT", "/bkt/k?partNumber=0&uploadId=u"},
                 {"PUT", "/bkt/k?uploadId=u&partNumber=10001"}, {"PUT", "/bkt/k?PARTNUMBER=-1&uploadId=u"},
-                {"PUT", "/bkt/k?partNumber=&uploadId=u"}, {"PUT", "/bkt/k?part%4Eumber=x"}, {"DELETE", "/bkt/k?partNumber=1.5"}}) {
+                {"PUT", "/bkt/k?partNumber=&uploadId=u"}, {"PUT", "/bkt/k?part%4Eumber=x"}, {"DELETE", "/bkt/k?partNumber=1.5"},
+                {"POST", "/bkt/k?UPLOADS"}, {"POST", "/bkt/k?Restore"}, {"POST", "/bkt/k?x=1;uploads"}}) {
             assertThat(route(request)).as(String.join(" ", request)).isInstanceOfSatisfying(RequestRoute.Answer.class,
                     answer -> assertThat(answer.problem().outcome()).isEqualTo(Outcome.BAD_REQUEST));
         }
@@ -337,6 +339,21 @@ class RequestRouteTest {
                 {"POST", "/bkt/k?select&select-type=2"}, {"PUT", "/bkt/k?partNumber=1&uploadId=u"},
                 {"PUT", "/bkt/k?partNumber=10000&uploadId=u"}, {"PUT", "/bkt/k?partNumbers=x"}, {"PUT", "/bkt/k"}}) {
             assertThat(route(request)).as(String.join(" ", request)).isNotInstanceOf(RequestRoute.Answer.class);
+        }
+    }
+
+    /** Under the kinds whose store may not be S3, a PATCH and a POST with no query are writes of their path, fenced as such. */
+    @Test
+    void underHttpAndWebDavAPatchAndAPlainPostAreFencedAsWritesOfTheirPath() {
+        FenceClaim claim = new FenceClaim(new ResourceKey("/data/report"), new FencingToken(3), Optional.empty());
+        for (StoreIdentity identity : List.of(new GenericHttpIdentity(), new WebDavIdentity())) {
+            ClaimRules rules = new ClaimRules(identity, ResourceScopes.perObject(), Optional.empty());
+            for (HttpMethod method : List.of(HttpMethod.PATCH, HttpMethod.POST)) {
+                HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, method, "/data/report");
+                head.headers().set("Host", "store.internal").set("Fencing-Token", "3");
+                assertThat(RequestRoute.of(head, POLICY, rules)).as("%s %s", identity.kind(), method)
+                        .isEqualTo(new RequestRoute.Fenced(claim));
+            }
         }
     }
 

@@ -120,7 +120,7 @@ class FenceStoreMonitorTest {
                         .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).toList();
                 if (start == 0) {
                     assertThat(said).as("the first start, which made the schema").anySatisfy(line ->
-                            assertThat(line).contains("Fence schema created empty now").contains("hold fences"));
+                            assertThat(line).contains("Fence schema created empty now").contains("hold the gateway's tables"));
                 } else {
                     assertThat(said).as("a start on the schema made before").noneMatch(line -> line.contains("created empty"));
                 }
