@@ -3,6 +3,7 @@ package dev.fencegate.fence;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -64,6 +65,31 @@ public final class FenceAdmission {
     /** Claims admitted at a held fence, without a trip to the store. */
     public long heldAdmissions() {
         return heldAdmissions.sum();
+    }
+
+    /**
+     * The first of {@code claims} (the keys of one request) that the fences as they stand refuse,
+     * below its fence or at a token granted to another holder, judged together before any of them
+     * raises or names a fence, so that a request refused for one key changes no other key's
+     * fence; empty when the fences refuse none. Raises and registers nothing. Blocks on the store.
+     *
+     * @throws FenceStoreUnavailableException when the store cannot answer
+     */
+    public Optional<FenceDecision> firstRefusal(List<FenceClaim> claims) {
+        for (FenceClaim claim : claims) {
+            Optional<FenceDecision> stale = knownStale(claim);
+            if (stale.isPresent()) {
+                return stale;
+            }
+        }
+        Map<ResourceKey, Fence> fences = store.readAll(claims.stream().map(FenceClaim::resource).distinct().toList());
+        for (FenceClaim claim : claims) {
+            FenceDecision decision = FencePolicy.decide(Optional.ofNullable(fences.get(claim.resource())), claim);
+            if (!(decision instanceof FenceDecision.Admitted)) {
+                return Optional.of(decision);
+            }
+        }
+        return Optional.empty();
     }
 
     /** Call after {@link InstanceFences#enter(FenceClaim)}. */

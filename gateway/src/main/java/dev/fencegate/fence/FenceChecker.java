@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
@@ -66,6 +67,8 @@ public final class FenceChecker implements AutoCloseable {
     private boolean taking;
     private int running;
     private long lastStartNanos;
+    /** Runs the looks that a request of several keys asks for before any of them is checked. */
+    private final ThreadPoolExecutor looks;
     private volatile boolean closed;
 
     /**
@@ -87,6 +90,11 @@ public final class FenceChecker implements AutoCloseable {
         this.writesRefused = writesRefused;
         this.poolState = poolState;
         this.overlapAfterNanos = overlapAfter.toNanos();
+        this.looks = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(queueLength), runnable -> {
+            Thread look = new Thread(runnable, "fence-look");
+            look.setDaemon(true);
+            return look;
+        });
         for (int i = 1; i <= threads; i++) {
             Thread worker = new Thread(this::work, "fence-check-" + i);
             worker.setDaemon(true);
@@ -129,6 +137,35 @@ public final class FenceChecker implements AutoCloseable {
                 fences.exit(claim);
             }
         });
+    }
+
+    /**
+     * Completes with the first of {@code claims}, the keys of one request, that the fences as they
+     * stand refuse ({@link FenceAdmission#firstRefusal}), or with Unavailable when they cannot be
+     * read in time; empty when none is refused. Asked before any of the keys is checked, so that a
+     * request refused for one key raises and names no fence of another. Raises nothing itself.
+     */
+    public CompletableFuture<Optional<FenceDecision>> firstRefusal(List<FenceClaim> claims) {
+        Optional<String> refused = writesRefused.get();
+        if (refused.isPresent()) {
+            return CompletableFuture.completedFuture(Optional.of(new FenceDecision.Unavailable(refused.get())));
+        }
+        CompletableFuture<Optional<FenceDecision>> answer = new CompletableFuture<>();
+        try {
+            looks.execute(() -> {
+                try {
+                    answer.complete(admission.firstRefusal(claims));
+                } catch (RuntimeException e) {
+                    answer.complete(Optional.of(new FenceDecision.Unavailable("fences could not be read: " + e.getMessage())));
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.completedFuture(Optional.of(new FenceDecision.Unavailable(
+                    closed ? SHUTTING_DOWN : "fence looks are queued beyond " + looks.getQueue().size() + " waiting")));
+        }
+        return answer.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                .exceptionally(failure -> Optional.of(new FenceDecision.Unavailable("fences of " + claims.size()
+                        + " keys could not be read within " + timeout.toMillis() + " ms")));
     }
 
     private CompletableFuture<FenceDecision> attempt(FenceClaim claim, long drainDeadline, long retryMillis, Executor answerOn) {
@@ -300,6 +337,7 @@ public final class FenceChecker implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        looks.shutdownNow();
         workers.forEach(Thread::interrupt);
         for (Thread worker : workers) {
             try {

@@ -1,7 +1,10 @@
 package dev.fencegate.fence;
 
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -57,4 +60,18 @@ public interface FenceStore {
 
     /** The fence recorded for a resource, if any. */
     Optional<Fence> read(ResourceKey resource);
+
+    /**
+     * The fences recorded for these resources, as one look where the store can; a resource with
+     * none is absent from the map.
+     *
+     * @throws FenceStoreUnavailableException when the store cannot answer
+     */
+    default Map<ResourceKey, Fence> readAll(Collection<ResourceKey> resources) {
+        Map<ResourceKey, Fence> fences = new HashMap<>();
+        for (ResourceKey resource : resources) {
+            read(resource).ifPresent(fence -> fences.put(resource, fence));
+        }
+        return fences;
+    }
 }

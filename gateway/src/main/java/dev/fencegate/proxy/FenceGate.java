@@ -3,6 +3,8 @@ package dev.fencegate.proxy;
 import dev.fencegate.fence.FenceChecker;
 import dev.fencegate.fence.FenceClaim;
 import dev.fencegate.fence.FenceDecision;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
@@ -14,6 +16,13 @@ interface FenceGate {
 
     void finished(FenceClaim claim, boolean outcomeKnown);
 
+    /**
+     * The first of several claims of one request that the fences as they stand refuse, looked up
+     * before any of them is checked (which raises and names fences), or Unavailable; empty when
+     * none is refused. Completes off the event loop.
+     */
+    CompletableFuture<Optional<FenceDecision>> firstRefusal(List<FenceClaim> claims);
+
     static FenceGate of(FenceChecker checker) {
         return new FenceGate() {
             @Override
@@ -24,6 +33,11 @@ interface FenceGate {
             @Override
             public void finished(FenceClaim claim, boolean outcomeKnown) {
                 checker.finished(claim, outcomeKnown);
+            }
+
+            @Override
+            public CompletableFuture<Optional<FenceDecision>> firstRefusal(List<FenceClaim> claims) {
+                return checker.firstRefusal(claims);
             }
         };
     }

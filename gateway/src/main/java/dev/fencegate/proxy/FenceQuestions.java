@@ -205,6 +205,31 @@ final class FenceQuestions {
         }
         List<FenceClaim> keys = ((ClaimParser.ClaimsParse.Valid) claims).claims();
         receiver.record().fenceAskedForAll(keys);
+        if (keys.stream().map(FenceClaim::resource).distinct().count() == 1) {
+            checkKeys(keys);
+            return;
+        }
+        // Each key's check raises and names its fence as it is admitted: the fences of all of
+        // them are looked at first, so that a request refused for one key changes no other's.
+        DeleteObjectsIntake looked = intake;
+        runtime.fences().firstRefusal(keys)
+                .thenAccept(refusal -> ctx.executor().execute(() -> guarded(() -> onKeysLooked(looked, keys, refusal))));
+    }
+
+    private void onKeysLooked(DeleteObjectsIntake looked, List<FenceClaim> keys, Optional<FenceDecision> refusal) {
+        if (intake != looked || !receiver.in(ClientRequestReceiver.State.CHECKING_FENCE)) {
+            return; // the request ended meanwhile, and its body was dropped with it
+        }
+        if (refusal.isPresent()) {
+            runtime.metrics().fenceDecision(refusal.get());
+            receiver.record().fenceAnsweredForAll(new FenceBatch.Result(List.of(), refusal.get()));
+            receiver.refuse(Problem.of(refusal.get()));
+            return;
+        }
+        checkKeys(keys);
+    }
+
+    private void checkKeys(List<FenceClaim> keys) {
         FenceBatch.check(keys, claim -> runtime.fences().check(claim, ctx.executor()),
                         decision -> ctx.executor().execute(() -> runtime.metrics().fenceDecision(decision)))
                 .thenAccept(result -> ctx.executor().execute(() -> guarded(() -> onBatchDecision(result))));

@@ -16,6 +16,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +37,10 @@ import javax.sql.DataSource;
 public final class PostgresFenceStore implements FenceStore {
 
     private static final String READ = "SELECT token, holder FROM fence WHERE resource = ?";
+    /** As {@link #READ}, for many resources in one statement: each looked up by its key. */
+    private static final String READ_ALL = """
+            SELECT r.resource, f.token, f.holder FROM unnest(?::text[]) AS r(resource)
+            JOIN LATERAL (SELECT token, holder FROM fence WHERE resource = r.resource LIMIT 1) f ON true""";
     /**
      * Rows of other instances that expired without being withdrawn, once a raise gave them time to
      * hear of it; each removal is told to its instance, so one still alive (the database clock
@@ -266,6 +272,25 @@ public final class PostgresFenceStore implements FenceStore {
             return read(connection, resource);
         } catch (SQLException e) {
             throw unavailable("fence for " + resource + " could not be read", e);
+        }
+    }
+
+    @Override
+    public Map<ResourceKey, Fence> readAll(Collection<ResourceKey> resources) {
+        Map<ResourceKey, Fence> fences = new HashMap<>();
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement statement = connection.prepareStatement(READ_ALL)) {
+            statement.setArray(1, connection.createArrayOf("text", resources.stream().map(ResourceKey::value).toArray()));
+            try (ResultSet row = statement.executeQuery()) {
+                while (row.next()) {
+                    ResourceKey resource = new ResourceKey(row.getString(1));
+                    fences.put(resource, new Fence(resource, new FencingToken(row.getLong(2)),
+                            Optional.ofNullable(row.getString(3)).map(Holder::new)));
+                }
+            }
+            return fences;
+        } catch (SQLException e) {
+            throw unavailable("the fences of " + resources.size() + " resources could not be read", e);
         }
     }
 

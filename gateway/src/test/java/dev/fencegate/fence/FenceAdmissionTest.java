@@ -67,6 +67,30 @@ class FenceAdmissionTest {
     }
 
     @Test
+    void theFirstRefusalOfSeveralKeysIsFoundWithoutRaisingNamingOrRegisteringAny() {
+        ResourceKey first = new ResourceKey("/b/k1");
+        ResourceKey second = new ResourceKey("/b/k2");
+        ResourceKey fresh = new ResourceKey("/b/k0");
+        store.admit(new FenceClaim(first, new FencingToken(6), Optional.of(new Holder("A"))));
+        store.admit(new FenceClaim(second, new FencingToken(7), Optional.of(new Holder("A"))));
+        Optional<Holder> c = Optional.of(new Holder("C"));
+        List<FenceClaim> keys = List.of(new FenceClaim(fresh, new FencingToken(7), c),
+                new FenceClaim(first, new FencingToken(7), c), new FenceClaim(second, new FencingToken(7), c));
+
+        Optional<FenceDecision> refusal = admission().firstRefusal(keys);
+
+        assertThat(refusal).get().isInstanceOfSatisfying(FenceDecision.Reused.class,
+                reused -> assertThat(reused.claim()).isEqualTo(keys.get(2)));
+        assertThat(store.read(fresh)).isEmpty();
+        assertThat(store.read(first)).get().satisfies(fence -> {
+            assertThat(fence.token().value()).isEqualTo(6);
+            assertThat(fence.holder()).contains(new Holder("A"));
+        });
+        assertThat(registered).isEmpty();
+        assertThat(admission().firstRefusal(keys.subList(0, 2))).isEmpty();
+    }
+
+    @Test
     void everyAttemptRegistersTheClaimBeforeTheFenceIsRead() {
         admission().attempt(claim(3));
         assertThat(registered).containsExactly(KEY);

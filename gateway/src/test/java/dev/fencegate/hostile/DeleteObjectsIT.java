@@ -62,6 +62,30 @@ class DeleteObjectsIT {
         assertThat(gateway.store.requestCount()).isEqualTo(before + 1);
     }
 
+    /**
+     * Each key's check raises and names its fence as it is admitted. A request refused for its
+     * last key, here a token the issuer also granted to another holder, raised and named the fences
+     * of the keys before it: the holder that came first was then refused on a key it held, and a
+     * key with no fence got one, though nothing of the request reached the store.
+     */
+    @Test
+    void aDeleteObjectsRefusedForOneKeyRaisesAndNamesNoFenceOfItsOtherKeys() throws Exception {
+        String bucket = "/b" + UUID.randomUUID().toString().substring(0, 8);
+        assertThat(gateway.put(bucket + "/k1", 6, "A", "v").statusCode()).isEqualTo(201);
+        assertThat(gateway.put(bucket + "/k2", 7, "A", "v").statusCode()).isEqualTo(201);
+        int before = gateway.store.requestCount();
+        try (RawHttp raw = gateway.raw()) {
+            String response = raw.send(post(bucket, 7, delete("k0", "k1", "k2"), "Fencing-Holder: C\r\n")).readResponse();
+            assertThat(RawHttp.status(response)).as(response).isEqualTo(412);
+            assertThat(response).contains(bucket + "/k2");
+        }
+        assertThat(gateway.store.requestCount()).isEqualTo(before);
+        assertThat(gateway.fenceRow(bucket + "/k0")).isEqualTo(-1);
+        assertThat(gateway.fenceRow(bucket + "/k1")).isEqualTo(6);
+        assertThat(gateway.fenceHolder(bucket + "/k1")).isEqualTo("A");
+        assertThat(gateway.put(bucket + "/k1", 7, "A", "w").statusCode()).isIn(201, 204);
+    }
+
     @Test
     void withExpectContinueTheGatewayAsksForTheBodyItMustReadFirst() throws Exception {
         String bucket = "/b" + UUID.randomUUID().toString().substring(0, 8);

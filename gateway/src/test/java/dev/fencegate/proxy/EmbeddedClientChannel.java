@@ -19,6 +19,7 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -59,6 +60,12 @@ final class EmbeddedClientChannel extends EmbeddedChannel {
             @Override
             public void finished(FenceClaim claim, boolean outcomeKnown) {
                 finished.accept(outcomeKnown);
+            }
+
+            /** None refused up front: this fence makes every decision claim by claim, in {@link #check}. */
+            @Override
+            public CompletableFuture<Optional<FenceDecision>> firstRefusal(List<FenceClaim> claims) {
+                return CompletableFuture.completedFuture(Optional.empty());
             }
         };
         GatewayConfig config = new GatewayConfig(new HostPort("127.0.0.1", 0), new HostPort("127.0.0.1", 0),

@@ -125,6 +125,20 @@ public final class GatewayHarness implements AutoCloseable {
         }
     }
 
+    /** The holder named on {@code resource}'s fence, read straight from the table; null when none is named or there is no fence. */
+    public String fenceHolder(String resource) {
+        var server = TestPostgres.server();
+        try (Connection connection = DriverManager.getConnection(server.url(), server.user(), server.password());
+             PreparedStatement select = connection.prepareStatement("SELECT holder FROM " + schema + ".fence WHERE resource = ?")) {
+            select.setString(1, resource);
+            try (ResultSet row = select.executeQuery()) {
+                return row.next() ? row.getString(1) : null;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     public RawHttp raw() throws IOException {
         return RawHttp.connect(gateway.port());
     }
