@@ -110,8 +110,9 @@ public record ClaimRules(StoreIdentity identity, ResourceScopes scopes, Optional
      * Why no write is checked against the fence of {@code key}, naming the key writes to that
      * object are checked against; empty when writes are checked against it. An operator's raise
      * of another key would answer as if it fenced the object and fence nothing: under the S3 kinds
-     * {@code /b/dir/} is fenced as {@code /b/dir}, under {@code http} and {@code webdav} a collection
-     * path is never written, and under a job scope an object is fenced as its job.
+     * {@code /b/dir/} is fenced as {@code /b/dir} and {@code /} is never written, under {@code http}
+     * and {@code webdav} a collection path is never written, and under a job scope an object is
+     * fenced as its job.
      */
     public Optional<String> whyNoWriteIsFencedUnder(ResourceKey key) {
         if (scopes.isScopeKey(key)) {
@@ -119,6 +120,10 @@ public record ClaimRules(StoreIdentity identity, ResourceScopes scopes, Optional
         }
         ResourceKey object = key;
         boolean s3 = isS3();
+        if (s3 && key.value().equals("/")) {
+            return Optional.of("no write is fenced under /: it names no bucket, and a write of it is refused under --store-kind "
+                    + identity.kind() + " (S3 defines no write on the service root)");
+        }
         if (key.value().endsWith("/") && (key.value().length() > 1 || !s3)) {
             if (!s3) {
                 return Optional.of("no write is fenced under " + key + ": a write to a collection path is refused under --store-kind "

@@ -185,11 +185,17 @@ public final class S3Requests {
 
     /**
      * Why a write to the object {@code key} has a form S3 defines for no write, so that an S3 store
-     * refuses it (S3Proxy with 400 or 501), but only after its fence went up: a PATCH, a POST with
-     * none of S3's object POST queries, a {@code partNumber} that is not a part number (1 to 10000);
-     * empty for any other write.
+     * refuses it (S3Proxy with 400 or 501), but only after its fence went up: a write whose key is
+     * {@code /}, which names no bucket (path-style, where S3 defines no write on the service root;
+     * a bucket named by its Host is in the key, {@code /bucket}), a PATCH, a POST with none of S3's
+     * object POST queries, a {@code partNumber} that is not a part number (1 to 10000); empty for
+     * any other write.
      */
     public static Optional<String> notAnS3Write(String method, String target, String key) {
+        if (key.equals("/")) {
+            return Optional.of("a " + method + " of '/' names no bucket, and S3 defines no write on the service root;"
+                    + " name the bucket, /bucket or /bucket/key");
+        }
         if (method.equals("PATCH")) {
             return Optional.of("PATCH is no S3 request");
         }

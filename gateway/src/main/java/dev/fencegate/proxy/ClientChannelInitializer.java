@@ -40,6 +40,8 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
                 .setMaxHeaderSize(config.limits().maxHeaderSize())
                 .setMaxChunkSize(MAX_CHUNK_SIZE)
                 .setValidateHeaders(true)
+                // After setValidateHeaders, which replaces the factory: the screen needs every Content-Length field sent.
+                .setHeadersFactory(ReceivedHeaders.FACTORY)
                 .setAllowDuplicateContentLengths(false)
                 .setAllowPartialChunks(true)
                 .setStrictLineParsing(true)

@@ -227,6 +227,15 @@ sealed interface RequestRoute {
                     : new DeleteObjects(keys.bucketPath());
         }
         ResourceKey object = ((StoreIdentity.Identified.Resource) identified).key();
+        if (isS3(claims.identity())) {
+            Optional<String> notS3 = S3Requests.notAnS3Write(head.method().name(), head.uri(), object.value());
+            if (notS3.isPresent()) {
+                // The store would refuse it, but only after the fence went up for a write that never happened. Before
+                // the bucket POST refusal below, so that a POST of / is told it names no bucket.
+                return new Answer(Problem.of(Outcome.BAD_REQUEST, notS3.get() + " (--store-kind " + claims.identity().kind()
+                        + "): an S3 store would refuse it once its fence had gone up"), false);
+            }
+        }
         // An S3 browser-form upload (POST /bucket, multipart/form-data) names its object in a form
         // field. S3Proxy reads every field, file included, and keeps the last of a repeated one, so
         // a key field after the file part decides the object: the key is known only once the whole
@@ -239,12 +248,6 @@ sealed interface RequestRoute {
                     + " PUT /bucket/key instead"), false);
         }
         if (isS3(claims.identity())) {
-            Optional<String> notS3 = S3Requests.notAnS3Write(head.method().name(), head.uri(), object.value());
-            if (notS3.isPresent()) {
-                // The store would refuse it, but only after the fence went up for a write that never happened.
-                return new Answer(Problem.of(Outcome.BAD_REQUEST, notS3.get() + " (--store-kind " + claims.identity().kind()
-                        + "): an S3 store would refuse it once its fence had gone up"), false);
-            }
             Optional<String> unfenceable = S3Requests.unfenceable(head.method().name(), head.uri(), object.value(),
                     head.headers().contains(S3Requests.RENAME_SOURCE), () -> List.copyOf(head.headers().names())).or(() -> form);
             if (unfenceable.isPresent()) {

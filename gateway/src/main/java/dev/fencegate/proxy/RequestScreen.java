@@ -49,6 +49,12 @@ final class RequestScreen {
         if (nominated != null) {
             return bad("Connection may not name " + nominated);
         }
+        // Netty refuses these under HTTP/1.1 but, under HTTP/1.0, frames the body by the first value,
+        // where a store or a proxy in front may take another (RFC 9112 6.3).
+        List<String> lengths = ReceivedHeaders.contentLengths(headers);
+        if (lengths.size() > 1 || lengths.stream().anyMatch(length -> length.indexOf(',') >= 0)) {
+            return bad("expected one Content-Length value, got '" + String.join("', '", lengths) + "'");
+        }
         if (headers.contains(HttpHeaderNames.TRANSFER_ENCODING)) {
             if (version.equals(HttpVersion.HTTP_1_0)) {
                 return bad("HTTP/1.0 with Transfer-Encoding");

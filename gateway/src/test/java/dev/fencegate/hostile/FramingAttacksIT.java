@@ -43,6 +43,13 @@ class FramingAttacksIT {
                 Arguments.of("Content-Length with Transfer-Encoding", put + "Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n", 400),
                 Arguments.of("duplicate Content-Length", put + "Content-Length: 3\r\nContent-Length: 3\r\n\r\nabc", 400),
                 Arguments.of("Content-Length list", put + "Content-Length: 3, 3\r\n\r\nabc", 400),
+                // Under HTTP/1.0 Netty's decoder does not check repeated fields: it keeps the first value.
+                Arguments.of("two Content-Lengths in HTTP/1.0", "PUT /b/" + UUID.randomUUID() + " HTTP/1.0\r\nHost: x\r\n" + TOKEN
+                        + "Content-Length: 3\r\nContent-Length: 62\r\n\r\nabc", 400),
+                Arguments.of("duplicate Content-Length in HTTP/1.0", "PUT /b/" + UUID.randomUUID() + " HTTP/1.0\r\nHost: x\r\n" + TOKEN
+                        + "Content-Length: 3\r\nContent-Length: 3\r\n\r\nabc", 400),
+                Arguments.of("Content-Length list in HTTP/1.0", "PUT /b/" + UUID.randomUUID() + " HTTP/1.0\r\nHost: x\r\n" + TOKEN
+                        + "Content-Length: 3, 62\r\n\r\nabc", 400),
                 Arguments.of("signed Content-Length", put + "Content-Length: +3\r\n\r\nabc", 400),
                 Arguments.of("Content-Length not a number", put + "Content-Length: 3x\r\n\r\nabc", 400),
                 Arguments.of("gzip, chunked", put + "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", 400),

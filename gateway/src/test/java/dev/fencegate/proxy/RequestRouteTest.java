@@ -342,6 +342,42 @@ class RequestRouteTest {
         }
     }
 
+    /**
+     * Path-style, a write of {@code /} names no bucket, and S3 defines no write on the service root:
+     * the store refuses it, but a {@code PUT /} used to be refused only after a fence of {@code /}
+     * went up. Under s3-virtual-host, {@code /} on a bucket's Host is the bucket, fenced as before.
+     */
+    @Test
+    void underS3PathAWriteThatNamesNoBucketIsRefusedBeforeItsFence() {
+        ClaimRules virtualHosts = new ClaimRules(new S3VirtualHostIdentity(new VirtualHosts(List.of("s3.example.com"))),
+                ResourceScopes.perObject(), Optional.empty());
+        for (HttpMethod method : List.of(HttpMethod.PUT, HttpMethod.DELETE, HttpMethod.POST)) {
+            assertThat(route(method, "/", "Fencing-Token", "7")).as("s3-path %s /", method)
+                    .isInstanceOfSatisfying(RequestRoute.Answer.class, answer -> {
+                        assertThat(answer.problem().outcome()).isEqualTo(Outcome.BAD_REQUEST);
+                        assertThat(answer.problem().detail()).contains("names no bucket");
+                    });
+            HttpRequest pathStyle = new DefaultHttpRequest(HttpVersion.HTTP_1_1, method, "/");
+            pathStyle.headers().set("Host", "s3.example.com").set("Fencing-Token", "7");
+            assertThat(RequestRoute.of(pathStyle, POLICY, virtualHosts)).as("s3-virtual-host, path-style Host, %s /", method)
+                    .isInstanceOfSatisfying(RequestRoute.Answer.class, answer -> {
+                        assertThat(answer.problem().outcome()).isEqualTo(Outcome.BAD_REQUEST);
+                        assertThat(answer.problem().detail()).contains("names no bucket");
+                    });
+        }
+        assertThat(route(HttpMethod.POST, "/?delete", "Fencing-Token", "7")).as("DeleteObjects with no bucket")
+                .isInstanceOf(RequestRoute.Answer.class);
+
+        HttpRequest createBucket = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.PUT, "/");
+        createBucket.headers().set("Host", "logs.s3.example.com").set("Fencing-Token", "7");
+        assertThat(RequestRoute.of(createBucket, POLICY, virtualHosts)).as("CreateBucket, the bucket named by its Host")
+                .isEqualTo(new RequestRoute.Fenced(new FenceClaim(new ResourceKey("/logs"), new FencingToken(7), Optional.empty())));
+        HttpRequest deleteObjects = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/?delete");
+        deleteObjects.headers().set("Host", "logs.s3.example.com").set("Fencing-Token", "7");
+        assertThat(RequestRoute.of(deleteObjects, POLICY, virtualHosts)).as("DeleteObjects, the bucket named by its Host")
+                .isEqualTo(new RequestRoute.DeleteObjects("/logs"));
+    }
+
     /** Under the kinds whose store may not be S3, a PATCH and a POST with no query are writes of their path, fenced as such. */
     @Test
     void underHttpAndWebDavAPatchAndAPlainPostAreFencedAsWritesOfTheirPath() {
