@@ -85,7 +85,8 @@ public record VirtualHosts(List<String> domains) {
         }
         if (name.startsWith("[") || IPV4.matcher(name).matches()) {
             return new Addressing.Unclear("Host '" + host + "' is an IP address, which S3Proxy reads as a bucket name and"
-                    + " AWS as path-style; list it in --virtual-host-domains to mean path-style");
+                    + " AWS as path-style; list it in --virtual-host-domains to mean path-style only if the store reads it so (AWS does;"
+                    + " S3Proxy does not, and would fail every write through it after its fence went up)");
         }
         String bucket = name;
         for (String domain : domains) {

@@ -7,9 +7,9 @@ import java.util.Set;
  * A WebDAV store such as nginx's dav module ({@code --store-kind webdav}). It decodes every
  * percent-escape and serves one namespace whatever the Host, so the object is the canonical path.
  * {@code DELETE /dir/} removes the whole collection, each object under it with its own fence, so
- * writes on collection paths are refused. A POST is a write of its path; one that is S3's
- * DeleteObjects ({@code ?delete}), which no WebDAV store reads, is refused in case the store is S3
- * after all, set up under this kind by mistake. MOVE and COPY also write the object their Destination
+ * writes on collection paths are refused. A POST, or a write with a query, is none WebDAV defines
+ * and is refused ({@link #notAWebDavWrite}); S3's DeleteObjects ({@code POST ?delete}) is named as
+ * such, in case the store is S3 after all, set up under this kind by mistake. MOVE and COPY also write the object their Destination
  * header names, and MKCOL, PROPPATCH, LOCK and UNLOCK change collections and properties: refused.
  *
  * @param allowTemporaryNames {@code --allow-temporary-names}: a name ending in '.' and ten digits is an object of its own
@@ -35,6 +35,26 @@ public record WebDavIdentity(boolean allowTemporaryNames) implements StoreIdenti
                     + (destination == null ? "" : ": it would also write " + destination + ", a second object"));
         }
         return ObjectPaths.fileObject(ObjectPaths.canonical(target), kind(), allowTemporaryNames);
+    }
+
+    /**
+     * Why a write is none WebDAV defines, which a WebDAV store may still serve on other objects
+     * than its path names; empty for the others. A POST: WebDAV defines none, and the stores that
+     * serve one write what its body names (SabreDAV's browser plugin a file named in a form field,
+     * Nextcloud's bulk upload the paths its parts name). A query: no WebDAV write takes one, and a
+     * store that keeps it in the file's name (SabreDAV 1.8, Debian 12's) writes {@code /b/q?v=1},
+     * another object than the {@code /b/q} the gateway would fence.
+     */
+    public static Optional<String> notAWebDavWrite(String method, String target) {
+        if (method.equals("POST")) {
+            return Optional.of("a POST is no WebDAV write (--store-kind webdav): the stores that serve one write the objects"
+                    + " its body names, not its path; write each object with a PUT of its own");
+        }
+        if (target.indexOf('?') >= 0) {
+            return Optional.of(method + " with a query is no WebDAV write (--store-kind webdav): a store that keeps the query"
+                    + " in the file's name writes another object than the one the path names; percent-encode a '?' in a name");
+        }
+        return Optional.empty();
     }
 
     @Override

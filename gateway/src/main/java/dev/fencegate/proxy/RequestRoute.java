@@ -112,8 +112,12 @@ sealed interface RequestRoute {
      */
     List<String> IN_PLACE = List.of("content-range", "x-update-range");
 
-    /** ownCloud's chunked upload: a PUT of one chunk, which the store assembles into another object. */
-    List<String> OC_CHUNKED = List.of("oc-chunked");
+    /**
+     * ownCloud's chunked upload: a PUT of one chunk, which the store assembles into another object;
+     * and TUS's resumable uploads (oCIS, Reva), whose creation names the file it writes in
+     * {@code Upload-Metadata} and whose concatenation assembles other uploads into one.
+     */
+    List<String> OC_CHUNKED = List.of("oc-chunked", "tus-resumable", "upload-metadata", "upload-concat");
 
     /**
      * Whether a header makes an S3 store change objects other than the one the path names: a
@@ -183,7 +187,8 @@ sealed interface RequestRoute {
         String chunked = firstOf(head, OC_CHUNKED);
         if (chunked != null) {
             // ownCloud's chunked upload: the store assembles the chunks into an object named by a
-            // prefix of this one's path, whose fence nobody checked.
+            // prefix of this one's path, whose fence nobody checked; a TUS upload, into the file
+            // its metadata names.
             return new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, head.method() + " with " + chunked + " is not served:"
                     + " the store assembles its chunks into another object than the one the path names; send the whole object"),
                     false);
@@ -268,6 +273,10 @@ sealed interface RequestRoute {
             }
         }
         if (claims.identity() instanceof WebDavIdentity) {
+            Optional<String> notWebDav = WebDavIdentity.notAWebDavWrite(head.method().name(), head.uri());
+            if (notWebDav.isPresent()) {
+                return new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, notWebDav.get()), false);
+            }
             // No WebDAV store reads S3's queries or rename header; an S3 store behind this kind, set by
             // mistake, would rename, or configure a bucket to delete or let in objects later.
             Optional<String> s3Only = S3Requests.renames(head.uri(), head.headers().contains(S3Requests.RENAME_SOURCE))
