@@ -1,5 +1,10 @@
 package dev.fencegate.http;
 
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.Set;
 
@@ -34,7 +39,63 @@ public record WebDavIdentity(boolean allowTemporaryNames) implements StoreIdenti
             return ObjectPaths.refused(Outcome.METHOD_NOT_ALLOWED, method + " is not served for --store-kind webdav"
                     + (destination == null ? "" : ": it would also write " + destination + ", a second object"));
         }
-        return ObjectPaths.fileObject(ObjectPaths.canonical(target), kind(), allowTemporaryNames);
+        return notADoubleEncoding(ObjectPaths.fileObject(ObjectPaths.canonical(target), kind(), allowTemporaryNames));
+    }
+
+    /**
+     * Refuses a name that is another's double encoding. SabreDAV 1.8 takes a path that PHP's
+     * encoding detection calls ISO-8859-1 for Latin-1 and encodes it to UTF-8 again, and PHP 8.1 and
+     * later call many valid UTF-8 names so ({@code fiı le} without the space): {@code /b/fi%C4%B1le}
+     * is then the file {@code fiÄ±le}, which {@code /b/fi%C3%84%C2%B1le} names too, one file with two
+     * fences. Such a second spelling has only characters up to U+00FF outside ASCII, whose bytes read
+     * as Latin-1 are valid UTF-8; no two names encode again to the same one, so with it refused each
+     * file has one key. A name like {@code café} is not refused: its {@code é} alone is no UTF-8.
+     */
+    private static Identified notADoubleEncoding(Identified identified) {
+        if (identified instanceof Identified.Resource resource && isDoubleEncoding(resource.key().value())) {
+            return ObjectPaths.refused(Outcome.AMBIGUOUS_PATH, "request target refused: its name, read as Latin-1, is the"
+                    + " UTF-8 of another name, and a store that encodes a name it takes for Latin-1 again (SabreDAV) would"
+                    + " write that other name's file");
+        }
+        return identified;
+    }
+
+    /** Whether a key's non-ASCII characters are all Latin-1 and, as Latin-1 bytes, valid UTF-8. */
+    static boolean isDoubleEncoding(String key) {
+        if (key.indexOf('%') < 0) {
+            return false;
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(key.length());
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (c == '%' && i + 2 < key.length()) {
+                bytes.write(Integer.parseInt(key, i + 1, i + 3, 16));
+                i += 2;
+            } else {
+                bytes.write(c);
+            }
+        }
+        String name = bytes.toString(StandardCharsets.UTF_8);
+        ByteArrayOutputStream latin1 = new ByteArrayOutputStream(name.length());
+        boolean nonAscii = false;
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c > 0xFF) {
+                return false;
+            }
+            nonAscii |= c >= 0x80;
+            latin1.write(c);
+        }
+        if (!nonAscii) {
+            return false;
+        }
+        try {
+            StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(latin1.toByteArray()));
+            return true;
+        } catch (CharacterCodingException e) {
+            return false;
+        }
     }
 
     /**

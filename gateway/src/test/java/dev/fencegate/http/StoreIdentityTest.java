@@ -316,4 +316,26 @@ class StoreIdentityTest {
 
         assertThat(((StoreIdentity.Identified.Refused) identified).problem().detail()).contains("http://store/b/y");
     }
+
+    /**
+     * SabreDAV 1.8 on PHP 8.1 and later encodes again, as if Latin-1, names PHP takes for Latin-1,
+     * so {@code /b/fi%C4%B1le} and {@code /b/fi%C3%84%C2%B1le} were one file with two fences. The
+     * second spelling, whose characters read as Latin-1 bytes are valid UTF-8, is refused under
+     * {@code webdav}; names whose Latin-1 bytes are no UTF-8, or that hold a character above U+00FF,
+     * are fenced as before.
+     */
+    @Test
+    void underWebDavANameThatIsAnotherNamesDoubleEncodingIsRefused() {
+        StoreIdentity webdav = new WebDavIdentity();
+        for (String target : List.of("/b/fi%C3%84%C2%B1le", "/b/%C3%83%C2%A9", "/b/a%C3%82%C2%A0b?x", "/%C3%85%C2%BF/x")) {
+            assertThat(webdav.identify("PUT", target, "store", null)).as(target)
+                    .isInstanceOfSatisfying(StoreIdentity.Identified.Refused.class,
+                            refused -> assertThat(refused.problem().outcome()).isEqualTo(Outcome.AMBIGUOUS_PATH));
+        }
+        for (String target : List.of("/b/fi%C4%B1le", "/b/caf%C3%A9", "/b/%C3%A9%C3%A9", "/b/%C3%83", "/b/%E2%82%AC%C3%83%C2%A9",
+                "/b/plain", "/b/q%3Fv=1")) {
+            assertThat(webdav.identify("PUT", target, "store", null)).as(target)
+                    .isInstanceOf(StoreIdentity.Identified.Resource.class);
+        }
+    }
 }
