@@ -36,26 +36,26 @@ class ClientRequestReceiverTest {
      */
     @Test
     void aDroppedBodyThatWaitsInManyPiecesIsReadPieceByPieceAndTheConnectionKept() {
-        client.writeInbound(ascii("PUT /jobs/a HTTP/1.1\r\nHost: store\r\nFencing-Token: 5\r\nContent-Length: 1\r\n\r\nx"));
+        client.writeInbound(EmbeddedClientChannel.ascii("PUT /jobs/a HTTP/1.1\r\nHost: store\r\nFencing-Token: 5\r\nContent-Length: 1\r\n\r\nx"));
         client.runPendingTasks();
         assertThat(EmbeddedStoreChannel.OPENED.get()).hasSize(1);
         EmbeddedStoreChannel store = EmbeddedStoreChannel.OPENED.get().get(0);
-        assertThat(sentTo(store)).startsWith("PUT /jobs/a HTTP/1.1").endsWith("x");
+        assertThat(EmbeddedClientChannel.sentTo(store)).startsWith("PUT /jobs/a HTTP/1.1").endsWith("x");
 
         int pieces = 4_096;
-        client.writeInbound(ascii("PUT /jobs/b HTTP/1.1\r\nHost: store\r\nContent-Length: " + pieces + "\r\n\r\n"));
+        client.writeInbound(EmbeddedClientChannel.ascii("PUT /jobs/b HTTP/1.1\r\nHost: store\r\nContent-Length: " + pieces + "\r\n\r\n"));
         for (int i = 0; i < pieces; i++) {
-            client.writeInbound(ascii("y"));
+            client.writeInbound(EmbeddedClientChannel.ascii("y"));
         }
-        client.writeInbound(ascii("GET /jobs/a HTTP/1.1\r\nHost: store\r\n\r\n"));
+        client.writeInbound(EmbeddedClientChannel.ascii("GET /jobs/a HTTP/1.1\r\nHost: store\r\n\r\n"));
 
-        store.writeInbound(ascii("HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"));
+        store.writeInbound(EmbeddedClientChannel.ascii("HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"));
         client.runPendingTasks();
 
         String answers = answer();
         assertThat(answers).startsWith("HTTP/1.1 201").contains("HTTP/1.1 428");
         assertThat(client.isOpen()).isTrue();
-        assertThat(sentTo(store)).startsWith("GET /jobs/a HTTP/1.1");
+        assertThat(EmbeddedClientChannel.sentTo(store)).startsWith("GET /jobs/a HTTP/1.1");
     }
 
     /**
@@ -66,7 +66,7 @@ class ClientRequestReceiverTest {
     void aFenceAnswerWhoseHandlingFailsClosesTheConnectionAtOnceAndSendsNothing() {
         EmbeddedChannel failing = EmbeddedClientChannel.throughGateway(claim -> null);
         try {
-            failing.writeInbound(ascii("PUT /jobs/a HTTP/1.1\r\nHost: store\r\nFencing-Token: 5\r\nContent-Length: 1\r\n\r\nx"));
+            failing.writeInbound(EmbeddedClientChannel.ascii("PUT /jobs/a HTTP/1.1\r\nHost: store\r\nFencing-Token: 5\r\nContent-Length: 1\r\n\r\nx"));
             failing.runPendingTasks();
 
             assertThat(failing.isOpen()).as("closed at once, not at the idle timeout").isFalse();
@@ -76,23 +76,7 @@ class ClientRequestReceiverTest {
         }
     }
 
-    private static ByteBuf ascii(String text) {
-        return Unpooled.copiedBuffer(text, StandardCharsets.US_ASCII);
-    }
-
-    private static String sentTo(EmbeddedChannel channel) {
-        StringBuilder wire = new StringBuilder();
-        Object out;
-        while ((out = channel.readOutbound()) != null) {
-            if (out instanceof ByteBuf buf) {
-                wire.append(buf.toString(StandardCharsets.ISO_8859_1));
-            }
-            ReferenceCountUtil.release(out);
-        }
-        return wire.toString();
-    }
-
     private String answer() {
-        return sentTo(client);
+        return EmbeddedClientChannel.sentTo(client);
     }
 }

@@ -12,12 +12,16 @@ import dev.fencegate.http.ClaimRules;
 import dev.fencegate.observability.AccessLog;
 import dev.fencegate.observability.GatewayMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.DefaultChannelId;
 import io.netty.channel.EventLoop;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.ReferenceCountUtil;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -93,5 +97,23 @@ final class EmbeddedClientChannel extends EmbeddedChannel {
             loop = ResolvableLoop.wrap(super.eventLoop());
         }
         return loop;
+    }
+
+    /** {@code text} as bytes on the wire. */
+    static ByteBuf ascii(String text) {
+        return Unpooled.copiedBuffer(text, StandardCharsets.US_ASCII);
+    }
+
+    /** Everything {@code channel} wrote, read off as text, each buffer released. */
+    static String sentTo(EmbeddedChannel channel) {
+        StringBuilder wire = new StringBuilder();
+        Object out;
+        while ((out = channel.readOutbound()) != null) {
+            if (out instanceof ByteBuf buf) {
+                wire.append(buf.toString(StandardCharsets.ISO_8859_1));
+            }
+            ReferenceCountUtil.release(out);
+        }
+        return wire.toString();
     }
 }

@@ -39,29 +39,13 @@ class RequestScreenTest {
     @ValueSource(strings = {"Content-Length: 4\r\nContent-Length: 62\r\n", "Content-Length: 4\r\nContent-Length: 4\r\n",
             "Content-Length: 4, 62\r\n", "Content-Length: 4,4\r\n"})
     void anHttp10RequestWithTwoContentLengthsIsRefusedBeforeItsFence(String lengths) {
-        client.writeInbound(ascii("PUT /jobs/a HTTP/1.0\r\nHost: store\r\nFencing-Token: 5\r\n" + lengths + "\r\nabcd"));
+        client.writeInbound(EmbeddedClientChannel.ascii("PUT /jobs/a HTTP/1.0\r\nHost: store\r\nFencing-Token: 5\r\n" + lengths + "\r\nabcd"));
         client.runPendingTasks();
 
-        String answer = sentTo(client);
+        String answer = EmbeddedClientChannel.sentTo(client);
         assertThat(answer).startsWith("HTTP/1.1 400").containsIgnoringCase("connection: close").contains("Content-Length");
         assertThat(client.isOpen()).as("closed").isFalse();
         assertThat(fenceChecks).as("fence checks").hasValue(0);
         assertThat(EmbeddedStoreChannel.OPENED.get()).as("store connections").isEmpty();
-    }
-
-    private static ByteBuf ascii(String text) {
-        return Unpooled.copiedBuffer(text, StandardCharsets.US_ASCII);
-    }
-
-    private static String sentTo(EmbeddedChannel channel) {
-        StringBuilder wire = new StringBuilder();
-        Object out;
-        while ((out = channel.readOutbound()) != null) {
-            if (out instanceof ByteBuf buf) {
-                wire.append(buf.toString(StandardCharsets.ISO_8859_1));
-            }
-            ReferenceCountUtil.release(out);
-        }
-        return wire.toString();
     }
 }

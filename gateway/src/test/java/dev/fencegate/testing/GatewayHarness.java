@@ -113,23 +113,19 @@ public final class GatewayHarness implements AutoCloseable {
 
     /** The fence recorded for {@code resource}, read straight from the table; -1 when there is none. */
     public long fenceRow(String resource) {
-        var server = TestPostgres.server();
-        try (Connection connection = DriverManager.getConnection(server.url(), server.user(), server.password());
-             PreparedStatement select = connection.prepareStatement("SELECT token FROM " + schema + ".fence WHERE resource = ?")) {
-            select.setString(1, resource);
-            try (ResultSet row = select.executeQuery()) {
-                return row.next() ? row.getLong(1) : -1;
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        String token = fenceColumn(resource, "token::text");
+        return token == null ? -1 : Long.parseLong(token);
     }
 
     /** The holder named on {@code resource}'s fence, read straight from the table; null when none is named or there is no fence. */
     public String fenceHolder(String resource) {
+        return fenceColumn(resource, "holder");
+    }
+
+    private String fenceColumn(String resource, String column) {
         var server = TestPostgres.server();
         try (Connection connection = DriverManager.getConnection(server.url(), server.user(), server.password());
-             PreparedStatement select = connection.prepareStatement("SELECT holder FROM " + schema + ".fence WHERE resource = ?")) {
+             PreparedStatement select = connection.prepareStatement("SELECT " + column + " FROM " + schema + ".fence WHERE resource = ?")) {
             select.setString(1, resource);
             try (ResultSet row = select.executeQuery()) {
                 return row.next() ? row.getString(1) : null;
