@@ -94,11 +94,8 @@ public final class S3Requests {
         return key.indexOf('/', 1) >= 0 ? Optional.empty() : anyBucketConfiguration(target);
     }
 
-    /**
-     * Why a write's query names a bucket configuration S3 reads, at any depth of its path; empty when
-     * it names none. For a WebDAV store, which reads no such query, in case the store is S3 after all.
-     */
-    public static Optional<String> anyBucketConfiguration(String target) {
+    /** Why a write's query names a bucket configuration S3 reads, whatever the depth of its path; empty when it names none. */
+    private static Optional<String> anyBucketConfiguration(String target) {
         for (String configuration : BUCKET_CONFIGURATIONS) {
             if (hasParameter(target, configuration)) {
                 return Optional.of("an S3 bucket's configuration (?" + configuration + ") can delete, replace or lock objects"

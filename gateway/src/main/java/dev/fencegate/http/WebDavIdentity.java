@@ -39,7 +39,12 @@ public record WebDavIdentity(boolean allowTemporaryNames) implements StoreIdenti
             return ObjectPaths.refused(Outcome.METHOD_NOT_ALLOWED, method + " is not served for --store-kind webdav"
                     + (destination == null ? "" : ": it would also write " + destination + ", a second object"));
         }
-        return notADoubleEncoding(ObjectPaths.fileObject(ObjectPaths.canonical(target), kind(), allowTemporaryNames));
+        Identified identified = notADoubleEncoding(ObjectPaths.fileObject(ObjectPaths.canonical(target), kind(), allowTemporaryNames));
+        if (identified instanceof Identified.Refused) {
+            return identified;
+        }
+        return notAWebDavWrite(method, target).<Identified>map(why -> ObjectPaths.refused(Outcome.UNFENCEABLE_WRITE, why))
+                .orElse(identified);
     }
 
     /**
@@ -106,7 +111,7 @@ public record WebDavIdentity(boolean allowTemporaryNames) implements StoreIdenti
      * store that keeps it in the file's name (SabreDAV 1.8, Debian 12's) writes {@code /b/q?v=1},
      * another object than the {@code /b/q} the gateway would fence.
      */
-    public static Optional<String> notAWebDavWrite(String method, String target) {
+    private static Optional<String> notAWebDavWrite(String method, String target) {
         if (method.equals("POST")) {
             return Optional.of("a POST is no WebDAV write (--store-kind webdav): the stores that serve one write the objects"
                     + " its body names, not its path; write each object with a PUT of its own");

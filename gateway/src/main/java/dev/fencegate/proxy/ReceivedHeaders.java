@@ -6,6 +6,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpHeadersFactory;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -29,7 +30,8 @@ final class ReceivedHeaders extends DefaultHttpHeaders {
         }
     };
 
-    private final List<String> contentLengths = new ArrayList<>(1);
+    /** Null until a head has a Content-Length field: most reads have none. */
+    private List<String> contentLengths;
 
     private ReceivedHeaders() {
         super(DefaultHttpHeadersFactory.headersFactory().getNameValidator(),
@@ -38,14 +40,19 @@ final class ReceivedHeaders extends DefaultHttpHeaders {
 
     /** Every Content-Length field of {@code headers} as received, for headers the decoder made; as they stand otherwise. */
     static List<String> contentLengths(HttpHeaders headers) {
-        return headers instanceof ReceivedHeaders received ? List.copyOf(received.contentLengths)
-                : headers.getAll(HttpHeaderNames.CONTENT_LENGTH);
+        if (headers instanceof ReceivedHeaders received) {
+            return received.contentLengths == null ? List.of() : Collections.unmodifiableList(received.contentLengths);
+        }
+        return headers.getAll(HttpHeaderNames.CONTENT_LENGTH);
     }
 
     @Override
     public HttpHeaders add(CharSequence name, Object value) {
         super.add(name, value);
         if (HttpHeaderNames.CONTENT_LENGTH.contentEqualsIgnoreCase(name)) {
+            if (contentLengths == null) {
+                contentLengths = new ArrayList<>(1);
+            }
             contentLengths.add(String.valueOf(value));
         }
         return this;

@@ -273,14 +273,9 @@ sealed interface RequestRoute {
             }
         }
         if (claims.identity() instanceof WebDavIdentity) {
-            Optional<String> notWebDav = WebDavIdentity.notAWebDavWrite(head.method().name(), head.uri());
-            if (notWebDav.isPresent()) {
-                return new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, notWebDav.get()), false);
-            }
-            // No WebDAV store reads S3's queries or rename header; an S3 store behind this kind, set by
-            // mistake, would rename, or configure a bucket to delete or let in objects later.
-            Optional<String> s3Only = S3Requests.renames(head.uri(), head.headers().contains(S3Requests.RENAME_SOURCE))
-                    .or(() -> S3Requests.anyBucketConfiguration(head.uri()));
+            // No WebDAV store reads S3's rename header; an S3 store behind this kind, set by mistake,
+            // would rename. S3's queries never get here: the identity refuses a WebDAV write with a query.
+            Optional<String> s3Only = S3Requests.renames(head.uri(), head.headers().contains(S3Requests.RENAME_SOURCE));
             if (s3Only.isPresent()) {
                 return new Answer(Problem.of(Outcome.UNFENCEABLE_WRITE, s3Only.get()
                         + " (no WebDAV store reads it; an S3 store behind --store-kind webdav would)"), false);

@@ -6,7 +6,6 @@ import dev.fencegate.fence.InMemoryFenceStore;
 import dev.fencegate.testing.NoNettyLeaks;
 import dev.fencegate.testing.SeededCases;
 import dev.fencegate.testing.SeededCases.Gen;
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.HttpContent;
@@ -136,16 +135,8 @@ class RequestPipelineProperties {
 
     /** The response heads the client received, as text. */
     private static List<String> responses(EmbeddedChannel client) {
-        StringBuilder wire = new StringBuilder();
-        Object out;
-        while ((out = client.readOutbound()) != null) {
-            if (out instanceof ByteBuf buf) {
-                wire.append(buf.toString(StandardCharsets.ISO_8859_1));
-            }
-            ReferenceCountUtil.release(out);
-        }
         List<String> heads = new ArrayList<>();
-        for (String part : wire.toString().split("(?=HTTP/1\\.1 \\d{3} )")) {
+        for (String part : EmbeddedClientChannel.sentTo(client).split("(?=HTTP/1\\.1 \\d{3} )")) {
             if (part.startsWith("HTTP/1.1 ")) {
                 heads.add(part);
             }

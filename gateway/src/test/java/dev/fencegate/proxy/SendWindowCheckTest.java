@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencegate.fence.FenceDecision;
 import dev.fencegate.fence.SendWindow;
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.time.Duration;
@@ -84,7 +82,7 @@ class SendWindowCheckTest {
         client.advanceTimeBy(10, TimeUnit.SECONDS);
         client.runScheduledPendingTasks();
 
-        assertThat(answer(client)).startsWith("HTTP/1.1 503").contains("urn:fencegate:problem:admission-expired")
+        assertThat(EmbeddedClientChannel.sentTo(client)).startsWith("HTTP/1.1 503").contains("urn:fencegate:problem:admission-expired")
                 .contains("the store does not apply it");
         assertThat(EmbeddedStoreChannel.OPENED.get()).allMatch(store -> !store.isOpen());
     }
@@ -141,7 +139,7 @@ class SendWindowCheckTest {
         EmbeddedStoreChannel store = EmbeddedStoreChannel.OPENED.get().get(0);
         store.writeInbound(Unpooled.copiedBuffer("HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n", StandardCharsets.US_ASCII));
         client.runPendingTasks();
-        assertThat(answer(client)).startsWith("HTTP/1.1 201");
+        assertThat(EmbeddedClientChannel.sentTo(client)).startsWith("HTTP/1.1 201");
 
         client.writeInbound(Unpooled.copiedBuffer("PUT /jobs/w HTTP/1.1\r\nHost: store\r\nFencing-Token: 5\r\nContent-Length: 0\r\n\r\n",
                 StandardCharsets.US_ASCII));
@@ -152,7 +150,7 @@ class SendWindowCheckTest {
         store.writeInbound(Unpooled.copiedBuffer("HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n", StandardCharsets.US_ASCII));
         client.runPendingTasks();
 
-        assertThat(answer(client)).startsWith("HTTP/1.1 201");
+        assertThat(EmbeddedClientChannel.sentTo(client)).startsWith("HTTP/1.1 201");
         assertThat(outcomes).containsExactly(true, true);
     }
 
@@ -184,7 +182,7 @@ class SendWindowCheckTest {
         store.writeInbound(Unpooled.copiedBuffer("HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n", StandardCharsets.US_ASCII));
         client.runPendingTasks();
 
-        assertThat(answer(client)).startsWith("HTTP/1.1 201");
+        assertThat(EmbeddedClientChannel.sentTo(client)).startsWith("HTTP/1.1 201");
         assertThat(outcomes).containsExactly(true);
     }
 
@@ -206,32 +204,15 @@ class SendWindowCheckTest {
     private String sentToStore() {
         StringBuilder wire = new StringBuilder();
         for (EmbeddedStoreChannel store : EmbeddedStoreChannel.OPENED.get()) {
-            Object out;
-            while ((out = store.readOutbound()) != null) {
-                if (out instanceof ByteBuf buf) {
-                    wire.append(buf.toString(StandardCharsets.ISO_8859_1));
-                }
-                ReferenceCountUtil.release(out);
-            }
+            wire.append(EmbeddedClientChannel.sentTo(store));
         }
         return wire.toString();
     }
 
     private String answer() {
-        return answer(client);
+        return EmbeddedClientChannel.sentTo(client);
     }
 
-    private static String answer(EmbeddedChannel client) {
-        StringBuilder wire = new StringBuilder();
-        Object out;
-        while ((out = client.readOutbound()) != null) {
-            if (out instanceof ByteBuf buf) {
-                wire.append(buf.toString(StandardCharsets.ISO_8859_1));
-            }
-            ReferenceCountUtil.release(out);
-        }
-        return wire.toString();
-    }
 
     private EmbeddedChannel clientPipeline() {
         return EmbeddedClientChannel.throughGateway(claim -> new FenceDecision.Admitted(claim, Optional.empty()).within(closed::get));
