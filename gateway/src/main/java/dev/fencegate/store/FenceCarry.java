@@ -78,16 +78,16 @@ final class FenceCarry {
                         OR (f.token = EXCLUDED.token AND f.holder IS NOT NULL AND f.holder IS DISTINCT FROM EXCLUDED.holder)""")) {
             for (int from = 0; from < keys.length; from += BATCH) {
                 String[] batch = Arrays.copyOfRange(keys, from, Math.min(keys.length, from + BATCH));
-                Long[] tokens = new Long[batch.length];
+                long[] tokens = new long[batch.length];
                 String[] holders = new String[batch.length];
                 for (int i = 0; i < batch.length; i++) {
                     Carried carried = raises.get(batch[i]);
                     tokens[i] = carried.token();
                     holders[i] = carried.holder();
                 }
-                upsert.setArray(1, connection.createArrayOf("text", batch));
-                upsert.setArray(2, connection.createArrayOf("bigint", tokens));
-                upsert.setArray(3, connection.createArrayOf("text", holders));
+                upsert.setArray(1, SqlArrays.texts(connection, batch));
+                upsert.setArray(2, SqlArrays.bigints(connection, tokens));
+                upsert.setArray(3, SqlArrays.texts(connection, holders));
                 raised += upsert.executeUpdate();
             }
         }

@@ -114,7 +114,7 @@ final class FirstHolders {
      */
     private static Named name(Connection connection, List<FenceClaim> claims, List<Integer> candidates) throws SQLException {
         String[] resources = new String[candidates.size()];
-        Long[] tokens = new Long[candidates.size()];
+        long[] tokens = new long[candidates.size()];
         String[] holders = new String[candidates.size()];
         for (int j = 0; j < candidates.size(); j++) {
             FenceClaim claim = claims.get(candidates.get(j));
@@ -125,9 +125,9 @@ final class FirstHolders {
         Map<String, String> recorded = new HashMap<>();
         boolean wrote = false;
         try (PreparedStatement statement = connection.prepareStatement(NAME)) {
-            statement.setArray(1, connection.createArrayOf("text", resources));
-            statement.setArray(2, connection.createArrayOf("bigint", tokens));
-            statement.setArray(3, connection.createArrayOf("text", holders));
+            statement.setArray(1, SqlArrays.texts(connection, resources));
+            statement.setArray(2, SqlArrays.bigints(connection, tokens));
+            statement.setArray(3, SqlArrays.texts(connection, holders));
             try (ResultSet row = statement.executeQuery()) {
                 while (row.next()) {
                     wrote |= row.getBoolean(2);

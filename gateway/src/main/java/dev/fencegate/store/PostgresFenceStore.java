@@ -246,7 +246,7 @@ public final class PostgresFenceStore implements FenceStore {
         }
         try (PreparedStatement notify = connection.prepareStatement("SELECT pg_notify(?, n) FROM unnest(?::text[]) AS n")) {
             notify.setString(1, InflightListener.CHANNEL);
-            notify.setArray(2, connection.createArrayOf("text", notices.toArray()));
+            notify.setArray(2, SqlArrays.texts(connection, notices.toArray(String[]::new)));
             notify.execute();
         }
         return asked;
@@ -280,7 +280,7 @@ public final class PostgresFenceStore implements FenceStore {
         Map<ResourceKey, Fence> fences = new HashMap<>();
         try (Connection connection = dataSource.getConnection();
              PreparedStatement statement = connection.prepareStatement(READ_ALL)) {
-            statement.setArray(1, connection.createArrayOf("text", resources.stream().map(ResourceKey::value).toArray()));
+            statement.setArray(1, SqlArrays.texts(connection, resources, ResourceKey::value));
             try (ResultSet row = statement.executeQuery()) {
                 while (row.next()) {
                     ResourceKey resource = new ResourceKey(row.getString(1));

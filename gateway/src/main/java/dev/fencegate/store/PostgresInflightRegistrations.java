@@ -83,8 +83,8 @@ public final class PostgresInflightRegistrations implements RegistrationRows {
         try (connection; PreparedStatement upsert = connection.prepareStatement(WRITE)) {
             upsert.setObject(1, instance);
             upsert.setDouble(2, length.toNanos() / 1e9);
-            upsert.setArray(3, connection.createArrayOf("text", minTokens.keySet().stream().map(ResourceKey::value).toArray()));
-            upsert.setArray(4, connection.createArrayOf("bigint", minTokens.values().toArray()));
+            upsert.setArray(3, SqlArrays.texts(connection, minTokens.keySet(), ResourceKey::value));
+            upsert.setArray(4, SqlArrays.bigints(connection, minTokens.values(), Long::longValue));
             List<Written> written = new ArrayList<>(minTokens.size());
             try (ResultSet row = upsert.executeQuery()) {
                 while (row.next()) {
@@ -128,8 +128,8 @@ public final class PostgresInflightRegistrations implements RegistrationRows {
                 }
                 if (!withdrawals.isEmpty()) {
                     try (PreparedStatement delete = connection.prepareStatement(WITHDRAW)) {
-                        delete.setArray(1, connection.createArrayOf("text", resources(withdrawals)));
-                        delete.setArray(2, connection.createArrayOf("bigint", withdrawals.stream().map(Change::generation).toArray()));
+                        delete.setArray(1, SqlArrays.texts(connection, withdrawals, row -> row.resource().value()));
+                        delete.setArray(2, SqlArrays.bigints(connection, withdrawals, Change::generation));
                         delete.setObject(3, instance);
                         delete.setObject(4, instance);
                         delete.executeUpdate();
@@ -137,9 +137,9 @@ public final class PostgresInflightRegistrations implements RegistrationRows {
                 }
                 if (!narrowings.isEmpty()) {
                     try (PreparedStatement narrow = connection.prepareStatement(NARROW)) {
-                        narrow.setArray(1, connection.createArrayOf("text", resources(narrowings)));
-                        narrow.setArray(2, connection.createArrayOf("bigint", narrowings.stream().map(Change::minToken).toArray()));
-                        narrow.setArray(3, connection.createArrayOf("bigint", narrowings.stream().map(Change::generation).toArray()));
+                        narrow.setArray(1, SqlArrays.texts(connection, narrowings, row -> row.resource().value()));
+                        narrow.setArray(2, SqlArrays.bigints(connection, narrowings, Change::minToken));
+                        narrow.setArray(3, SqlArrays.bigints(connection, narrowings, Change::generation));
                         narrow.setObject(4, instance);
                         narrow.setObject(5, instance);
                         narrow.executeUpdate();
@@ -155,10 +155,6 @@ public final class PostgresInflightRegistrations implements RegistrationRows {
         } catch (SQLException e) {
             // None made, or not known to be: a row left behind delays other instances' raises until it expires.
         }
-    }
-
-    private static Object[] resources(List<Change> rows) {
-        return rows.stream().map(row -> row.resource().value()).toArray();
     }
 
     @Override

@@ -189,13 +189,12 @@ final class RaiseOrJudge {
             cancelAWaitingCommit(connection, statement);
             statement.setObject(1, instance);
             statement.setDouble(2, length.toNanos() / 1e9);
-            statement.setArray(3, connection.createArrayOf("text", register.keySet().stream().map(ResourceKey::value).toArray()));
-            statement.setArray(4, connection.createArrayOf("bigint", register.values().toArray()));
+            statement.setArray(3, SqlArrays.texts(connection, register.keySet(), ResourceKey::value));
+            statement.setArray(4, SqlArrays.bigints(connection, register.values(), Long::longValue));
             statement.setObject(5, instance);
-            statement.setArray(6, connection.createArrayOf("text", claims.stream().map(c -> c.resource().value()).toArray()));
-            statement.setArray(7, connection.createArrayOf("bigint", claims.stream().map(c -> c.token().value()).toArray()));
-            statement.setArray(8, connection.createArrayOf("text",
-                    claims.stream().map(c -> c.holder().map(Holder::value).orElse(null)).toArray()));
+            statement.setArray(6, SqlArrays.texts(connection, claims, c -> c.resource().value()));
+            statement.setArray(7, SqlArrays.bigints(connection, claims, c -> c.token().value()));
+            statement.setArray(8, SqlArrays.texts(connection, claims, c -> c.holder().map(Holder::value).orElse(null)));
             try (ResultSet row = statement.executeQuery()) {
                 while (row.next()) {
                     int ord = row.getInt(1);

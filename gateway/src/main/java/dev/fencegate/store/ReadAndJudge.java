@@ -60,7 +60,7 @@ final class ReadAndJudge {
             return one;
         }
         String[] resources = new String[claims.size()];
-        Long[] tokens = new Long[claims.size()];
+        long[] tokens = new long[claims.size()];
         for (int i = 0; i < claims.size(); i++) {
             resources[i] = claims.get(i).resource().value();
             tokens[i] = claims.get(i).token().value();
@@ -68,8 +68,8 @@ final class ReadAndJudge {
         FenceDecision[] decisions = new FenceDecision[claims.size()];
         try (PreparedStatement statement = connection.prepareStatement(JUDGE_ALL)) {
             statement.setObject(1, instance);
-            statement.setArray(2, connection.createArrayOf("text", resources));
-            statement.setArray(3, connection.createArrayOf("bigint", tokens));
+            statement.setArray(2, SqlArrays.texts(connection, resources));
+            statement.setArray(3, SqlArrays.bigints(connection, tokens));
             try (ResultSet row = statement.executeQuery()) {
                 while (row.next()) {
                     int i = row.getInt(1) - 1;
