@@ -99,7 +99,8 @@ http {
     }
 }
 NGINX
-  nginx -p "$out/nginx" -c "$out/nginx/nginx.conf" -g 'daemon off;' &
+  # nginx reads sockets to inherit from its own NGINX variable: this script's switch must not reach it.
+  env -u NGINX nginx -p "$out/nginx" -c "$out/nginx/nginx.conf" -g 'daemon off;' &
   pids+=($!)
   for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$nginx_port") 2>/dev/null && break; sleep 0.1; done
   targets+=("$nginx_port")

@@ -8,13 +8,14 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Matcher;
+import java.util.jar.JarFile;
 import java.util.regex.Pattern;
 import java.util.zip.ZipFile;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's "What the jar carries" gives the built jar's size and entry count. It runs after
- * the jar is packaged; the figures may lag a few classes behind, not more.
+ * The README's "What the jar carries" gives the built jar's size and entry count, and what its
+ * manifest allows. It runs after the jar is packaged; the figures may lag a few classes behind, not more.
  */
 class JarContentsIT {
 
@@ -38,5 +39,13 @@ class JarContentsIT {
         assertThat(statedMegabytes).as("MB in the README, jar has %.2f MB", megabytes).isCloseTo(megabytes, within(0.1));
         assertThat((double) statedEntries).as("entries in the README, jar has %d", entries)
                 .isCloseTo(entries, within(entries * 0.005));
+    }
+
+    @Test
+    void theJarLetsNettyLoadItsNativeLibraryOnNewerJavasWithoutAWarning() throws IOException {
+        try (JarFile jar = new JarFile(GatewayProcess.JAR.toFile())) {
+            // Java 22 and later print a warning on stderr at start unless an executable jar's manifest says this.
+            assertThat(jar.getManifest().getMainAttributes().getValue("Enable-Native-Access")).isEqualTo("ALL-UNNAMED");
+        }
     }
 }
