@@ -13,7 +13,8 @@
 # PRIME (seconds of each workload, unmeasured, before its first run, 60), CONNECTIONS (32),
 # PORT_BASE (19700: store, gateway, admin), DB_HOST (127.0.0.1), DB_PORT (5432),
 # GATEWAY_JAR (default gateway/target/fencegate.jar), PERF (1: a system-wide `perf record -g` of each
-# window into the log folder, perf-<n>-<workload>.data), NGINX (1: each run is followed by one of the
+# window into the log folder, perf-<n>-<workload>.data, with the gateway's Java frames named once it
+# has exited: `perf report -i <file> --comm multiThreadIoEv --no-children --sort sym`), NGINX (1: each run is followed by one of the
 # same workload through the comparison's plain nginx proxy in front of the same store, on PORT_BASE + 3,
 # measured alike, so that the machine's cost per write of both is read in one window of time).
 set -euo pipefail

@@ -30,7 +30,11 @@ sql "CREATE DATABASE $database" >/dev/null
 java -jar "$store_jar" store --listen "127.0.0.1:$store_port" --discard >"$out/store.log" 2>&1 &
 store=$!
 pids+=($store)
-java -Xmx256m -jar "$gateway_jar" serve --listen "127.0.0.1:$gateway_port" --admin-listen "127.0.0.1:$admin_port" \
+# With PERF=1 (cost-by-process.sh), the JIT's code map is written to /tmp/perf-<pid>.map as the
+# gateway exits, and frame pointers kept, so that perf report names the gateway's Java frames.
+perf_map=()
+[[ ${PERF:-} == 1 ]] && perf_map=(-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer)
+java -Xmx256m "${perf_map[@]}" -jar "$gateway_jar" serve --listen "127.0.0.1:$gateway_port" --admin-listen "127.0.0.1:$admin_port" \
   --upstream "http://127.0.0.1:$store_port" --db-url "jdbc:postgresql://$db_host:$db_port/$database" --db-user postgres \
   --access-log off >"$out/gateway.log" 2>&1 &
 gateway=$!
