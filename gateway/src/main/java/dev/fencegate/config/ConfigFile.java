@@ -88,12 +88,18 @@ public record ConfigFile(Path path, Map<Setting, String> values, SettingValue.So
     }
 
     /**
-     * Nothing may follow the mapping: the parser reads a second document ({@code ---}) as a
-     * value of its own, and one left unread would have its keys, unknown ones included, ignored
-     * without a word.
+     * Nothing but empty documents may follow the mapping: the parser reads a second document
+     * ({@code ---}) as a value of its own, and one left unread would have its keys, unknown ones
+     * included, ignored without a word. An empty one (a {@code ---} at the end, as tools that
+     * join files write, or a lone {@code ~}) holds no setting to miss.
      */
     private static void requireEnd(JsonParser parser, Path path) throws IOException {
-        if (parser.nextToken() != null) {
+        JsonToken next = parser.nextToken();
+        // This factory reads an empty document as an empty string, a lone ~ as null.
+        while (next == JsonToken.VALUE_NULL || next == JsonToken.VALUE_STRING && parser.getText().isEmpty()) {
+            next = parser.nextToken();
+        }
+        if (next != null) {
             throw new IllegalArgumentException("--config: " + path + " (expected one YAML document; another begins at line "
                     + parser.currentTokenLocation().getLineNr() + ", and its settings would not be read)");
         }

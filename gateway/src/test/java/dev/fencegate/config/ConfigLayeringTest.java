@@ -202,6 +202,21 @@ class ConfigLayeringTest {
      * is refused instead, naming where that document begins.
      */
     @Test
+    void aFileEndingInEmptyDocumentsIsReadLikeOneWithout() throws IOException {
+        Path markerAtEnd = file("upstream: http://store:9000\ndb-schema: fences\n---\n");
+        Path emptiesAtEnd = Files.writeString(dir.resolve("empties.yml"), "db-schema: fences\n---\n~\n---\n# nothing\n");
+
+        assertThat(settingsOf(Map.of(), "--config", markerAtEnd.toString()).get(Setting.DB_SCHEMA).value()).isEqualTo("fences");
+        assertThat(settingsOf(Map.of(), "--config", emptiesAtEnd.toString()).get(Setting.DB_SCHEMA).value()).isEqualTo("fences");
+        // An empty document before one with settings still leaves those settings unread.
+        Path emptyThenSettings = Files.writeString(dir.resolve("empty-then.yml"), "db-schema: fences\n---\n---\nfence-timout: 2s\n");
+        assertThat(catchThrowable(() -> settingsOf(Map.of(), "--config", emptyThenSettings.toString())))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--config: " + emptyThenSettings + " (expected one YAML document; another begins at line 4, and its"
+                        + " settings would not be read)");
+    }
+
+    @Test
     void aFileOfMoreThanOneDocumentIsRefused() throws IOException {
         Path two = file("upstream: http://store:9000\n---\ndb-schema: fences\nfence-timout: 2s\n");
         Path emptyFirst = Files.writeString(dir.resolve("empty-first.yml"), "---\n---\ndb-schema: fences\n");
