@@ -59,17 +59,11 @@ final class ReadAndJudge {
             one.add(judgeOne(connection, instance, claims.get(0)));
             return one;
         }
-        String[] resources = new String[claims.size()];
-        long[] tokens = new long[claims.size()];
-        for (int i = 0; i < claims.size(); i++) {
-            resources[i] = claims.get(i).resource().value();
-            tokens[i] = claims.get(i).token().value();
-        }
         FenceDecision[] decisions = new FenceDecision[claims.size()];
         try (PreparedStatement statement = connection.prepareStatement(JUDGE_ALL)) {
             statement.setObject(1, instance);
-            statement.setArray(2, SqlArrays.texts(connection, resources));
-            statement.setArray(3, SqlArrays.bigints(connection, tokens));
+            statement.setArray(2, SqlArrays.texts(connection, claims, claim -> claim.resource().value()));
+            statement.setArray(3, SqlArrays.bigints(connection, claims, claim -> claim.token().value()));
             try (ResultSet row = statement.executeQuery()) {
                 while (row.next()) {
                     int i = row.getInt(1) - 1;
